@@ -1,0 +1,641 @@
+"""The Trax board: placement, forced plays, wins, undo and legal moves.
+
+Design notes (speed matters: the server replays games and the benchmarks run
+playouts):
+
+* Tiles live in a dict ``cell -> white mask`` (see :mod:`.tiles`); a
+  neighbour is one integer addition away.
+* Forced plays are searched *incrementally*: only the empty neighbours of a
+  tile just placed can have become forced, so a turn costs the number of
+  tiles it places, never a scan of the board.
+* Tracks are kept as a map of open path ends: for every edge where a track
+  leaves the formation, the edge where the same track leaves at its other end.
+  Joining a tile links at most four ends, closing a loop is recognised when a
+  path's two ends meet, and a line is recognised by where the two ends of a
+  path lie.  No track is ever walked, so a move on a 200-tile position costs
+  what it costs on a 10-tile one.
+* The empty cells touching the formation (the *frontier*) are kept up to date
+  too, so the legal-move list never looks at the inside of the formation.
+* Every change is logged per turn, which makes :meth:`Board.pop` exact and
+  cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from .errors import IllegalMoveError, NotationError, TraxError
+from .notation import NewNotation, OldNotation, column_letters, parse_notation
+from .outcome import Outcome
+from .tiles import (
+    COLOUR_NAMES,
+    DELTA,
+    DIRECTION_NAMES,
+    E,
+    EDGE_OFFSET,
+    FITS,
+    FORCE,
+    N,
+    OPPOSITE,
+    ORIGIN,
+    PATHS,
+    STRIDE,
+    S,
+    SYMBOL,
+    TILES_OF_SYMBOL,
+    W,
+    WHITE,
+    BLACK,
+)
+
+_TURN_LETTER = {N: "U", E: "R", S: "D", W: "L"}
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A move as recorded: new-notation coordinates (read before the move).
+
+    ``tile`` says which colouring of the symbol was placed; it follows from
+    the position, so it takes no part in comparisons.
+    """
+
+    column: int
+    row: int
+    symbol: str
+    tile: int = field(default=0, compare=False)
+
+    def __str__(self) -> str:
+        return f"{column_letters(self.column)}{self.row}{self.symbol}"
+
+    def __repr__(self) -> str:
+        return f"Move({str(self)!r})"
+
+    @property
+    def cell(self) -> str:
+        """The cell part of the notation, e.g. ``B2``."""
+        return f"{column_letters(self.column)}{self.row}"
+
+
+@dataclass(slots=True)
+class _Turn:
+    """What one turn changed, so that it can be taken back exactly."""
+
+    move: Move
+    placed: list[int]
+    ends_log: list[tuple[int, int | None]]
+    frontier_log: list[tuple[int, bool]]
+    bbox: tuple[int, int, int, int]
+    outcome: Outcome | None
+
+
+class Board:
+    """A Trax position with its move history.
+
+    >>> b = Board()
+    >>> str(b.play("@0/"))
+    '@0/'
+    >>> b.tile_count
+    1
+    """
+
+    def __init__(self, variant: str = "trax") -> None:
+        from .variants import get_variant
+
+        self.variant = get_variant(variant)
+        self._tiles: dict[int, int] = {}
+        self._ends: dict[int, int] = {}
+        self._frontier: set[int] = set()
+        self._minx = self._maxx = self._miny = self._maxy = 0
+        self._turns: list[_Turn] = []
+        self._outcome: Outcome | None = None
+        self._draw_cache: tuple[int, bool] = (-1, False)
+
+    # ------------------------------------------------------------------
+    # construction helpers
+
+    @classmethod
+    def replay(cls, moves: Iterable[str | Move], variant: str = "trax") -> "Board":
+        """A board with ``moves`` played in order (either notation)."""
+        board = cls(variant)
+        for number, move in enumerate(moves, start=1):
+            try:
+                board.play(move)
+            except TraxError as exc:
+                raise type(exc)(f"move {number} ({move}): {exc}") from None
+        return board
+
+    def copy(self) -> "Board":
+        """An independent board with the same moves."""
+        return Board.replay(self.moves, self.variant.name)
+
+    def after(self, n: int) -> "Board":
+        """The position as it stood after move ``n`` (0 = the empty board)."""
+        if not 0 <= n <= len(self._turns):
+            raise ValueError(f"there is no move {n}; this game has {len(self._turns)} moves")
+        return Board.replay(self.moves[:n], self.variant.name)
+
+    # ------------------------------------------------------------------
+    # what the position looks like
+
+    @property
+    def moves(self) -> tuple[Move, ...]:
+        return tuple(t.move for t in self._turns)
+
+    @property
+    def ply(self) -> int:
+        """Number of moves played so far."""
+        return len(self._turns)
+
+    @property
+    def turn(self) -> str:
+        """The colour to move: ``"white"`` or ``"black"``."""
+        return "white" if len(self._turns) % 2 == 0 else "black"
+
+    @property
+    def tile_count(self) -> int:
+        return len(self._tiles)
+
+    @property
+    def width(self) -> int:
+        return self._maxx - self._minx + 1 if self._tiles else 0
+
+    @property
+    def height(self) -> int:
+        return self._maxy - self._miny + 1 if self._tiles else 0
+
+    def tile_at(self, column: int, row: int) -> int | None:
+        """The white mask of the tile at notation coordinates, or None."""
+        if not self._tiles:
+            return None
+        return self._tiles.get((self._miny - 1 + row) * STRIDE + self._minx - 1 + column)
+
+    def cells(self) -> Iterator[tuple[int, int, int]]:
+        """``(column, row, white mask)`` of every tile, columns and rows from 1."""
+        minx, miny = self._minx, self._miny
+        for cell, tile in self._tiles.items():
+            y, x = divmod(cell, STRIDE)
+            yield x - minx + 1, y - miny + 1, tile
+
+    def last_placed(self) -> tuple[list[tuple[int, int]], bool]:
+        """Cells (column, row) placed by the last turn; the chosen one first."""
+        if not self._turns:
+            return [], False
+        out = []
+        for cell in self._turns[-1].placed:
+            y, x = divmod(cell, STRIDE)
+            out.append((x - self._minx + 1, y - self._miny + 1))
+        return out, True
+
+    def __repr__(self) -> str:
+        moves = " ".join(str(m) for m in self.moves)
+        return f"Board({self.variant.name!r}, moves={moves!r})"
+
+    def __str__(self) -> str:
+        from .render import render
+
+        return render(self)
+
+    def fingerprint(self) -> tuple:
+        """A hashable description of the whole position (tests, caches)."""
+        return (
+            frozenset(self.cells()),
+            frozenset(self._ends.items()),
+            frozenset(self._frontier),
+            (self._minx, self._maxx, self._miny, self._maxy),
+            self._outcome,
+            len(self._turns),
+        )
+
+    # ------------------------------------------------------------------
+    # outcome
+
+    def outcome(self) -> Outcome | None:
+        """``None`` while undecided, else who won and how (or a draw)."""
+        if self._outcome is not None:
+            return self._outcome
+        if self.variant.can_draw and self._tiles:
+            ply = len(self._turns)
+            if self._draw_cache[0] != ply:
+                self._draw_cache = (ply, not self._any_legal())
+            if self._draw_cache[1]:
+                return Outcome(None, "draw")
+        return None
+
+    def is_over(self) -> bool:
+        return self.outcome() is not None
+
+    # ------------------------------------------------------------------
+    # parsing against the position
+
+    def cell_name(self, cell: int) -> str:
+        y, x = divmod(cell, STRIDE)
+        return f"{column_letters(x - self._minx + 1)}{y - self._miny + 1}"
+
+    def parse_move(self, text: str | Move) -> Move:
+        """Resolve a move (new or old notation, or a :class:`Move`) in this
+        position without playing it.  Raises :class:`NotationError` or
+        :class:`IllegalMoveError`; the whole turn is not checked here."""
+        if isinstance(text, Move):
+            spec: NewNotation | OldNotation = NewNotation(text.column, text.row, text.symbol)
+        else:
+            spec = parse_notation(text)
+        if isinstance(spec, NewNotation):
+            cell, tile = self._resolve_new(spec)
+        else:
+            cell, tile = self._resolve_old(spec)
+        return self._move_for(cell, tile)
+
+    def _move_for(self, cell: int, tile: int) -> Move:
+        if not self._tiles:
+            return Move(0, 0, SYMBOL[tile], tile)
+        y, x = divmod(cell, STRIDE)
+        return Move(x - self._minx + 1, y - self._miny + 1, SYMBOL[tile], tile)
+
+    def _check_cell(self, cell: int, shown: str) -> None:
+        y, x = divmod(cell, STRIDE)
+        if not (self._minx - 1 <= x <= self._maxx + 1 and self._miny - 1 <= y <= self._maxy + 1):
+            raise IllegalMoveError(
+                f"{shown} is off the board: in this position columns run from @ to "
+                f"{column_letters(self.width + 1)} and rows from 0 to {self.height + 1}"
+            )
+        if cell in self._tiles:
+            raise IllegalMoveError(f"{shown} already holds a tile; choose an empty cell")
+        if cell not in self._frontier:
+            raise IllegalMoveError(
+                f"{shown} does not touch the tiles in play; a tile must share an edge with one"
+            )
+
+    def _describe_entries(self, cell: int) -> str:
+        key = self._entry(cell)
+        parts = []
+        for d in (N, E, S, W):
+            if key >> d & 1:
+                parts.append(f"white from the {DIRECTION_NAMES[d]}")
+            elif key >> (d + 4) & 1:
+                parts.append(f"black from the {DIRECTION_NAMES[d]}")
+        return ", ".join(parts)
+
+    def _resolve_new(self, spec: NewNotation) -> tuple[int, int]:
+        if not self._tiles:
+            if (spec.column, spec.row) != (0, 0) or spec.symbol == "\\":
+                raise IllegalMoveError(
+                    f"{spec} cannot start a game: the first move is @0+ or @0/ "
+                    "(the first tile fixes which way up the board is)"
+                )
+            return ORIGIN, TILES_OF_SYMBOL[spec.symbol][0]
+        cell = (self._miny - 1 + spec.row) * STRIDE + self._minx - 1 + spec.column
+        shown = f"{column_letters(spec.column)}{spec.row}"
+        self._check_cell(cell, shown)
+        for sym, tile in FITS[self._entry(cell)]:
+            if sym == spec.symbol:
+                return cell, tile
+        raise IllegalMoveError(
+            f"{spec} does not fit: neither colouring of {spec.symbol} matches the tracks "
+            f"entering {shown} ({self._describe_entries(cell)}); colours must join like to like"
+        )
+
+    def _resolve_old(self, spec: OldNotation) -> tuple[int, int]:
+        if not self._tiles:
+            if (spec.column, spec.row) != (1, 1) or spec.letter not in "SC":
+                raise IllegalMoveError(
+                    f"{spec} cannot start a game: in the old notation the first move is A1S or A1C"
+                )
+            return ORIGIN, (5 if spec.letter == "S" else 9)
+        x = self._minx + spec.column - 1
+        y = self._miny + spec.row - 1
+        tiles = self._tiles
+        if spec.column == 1 and spec.row == 1:
+            if y * STRIDE + x in tiles:
+                if spec.row_first:
+                    y -= 1
+                else:
+                    x -= 1
+        elif spec.column == 1:
+            if y * STRIDE + x in tiles:
+                x -= 1
+        elif spec.row == 1:
+            if y * STRIDE + x in tiles:
+                y -= 1
+        cell = y * STRIDE + x
+        self._check_cell(cell, str(spec)[:-1])
+        fits = FITS[self._entry(cell)]
+        if spec.letter == "S":
+            for sym, tile in fits:
+                if sym == "+":
+                    return cell, tile
+            raise IllegalMoveError(
+                f"{spec}: no straight fits at that cell ({self._describe_entries(cell)})"
+            )
+        curves = [tile for sym, tile in fits if sym != "+"]
+        if not curves:
+            raise IllegalMoveError(f"{spec}: no curve fits at that cell ({self._describe_entries(cell)})")
+        if spec.letter == "C":
+            if len(curves) == 1:
+                return cell, curves[0]
+            raise IllegalMoveError(
+                f"{spec}: two curves fit there; say which way the track turns with U, D, L or R"
+            )
+        # U/D/L/R: the curve that turns a track coming from a touching tile
+        # that way; when that could be either track, the white one decides.
+        key = self._entry(cell)
+        white_match, any_match = [], []
+        for tile in curves:
+            for colour, (a, b) in enumerate(PATHS[tile]):
+                for come, go in ((a, b), (b, a)):
+                    enters = key >> (come + 4 * colour) & 1
+                    if enters and _TURN_LETTER[go] == spec.letter:
+                        (white_match if colour == WHITE else any_match).append(tile)
+        chosen = white_match or any_match
+        if len(set(chosen)) == 1:
+            return cell, chosen[0]
+        if not chosen:
+            raise IllegalMoveError(
+                f"{spec}: no curve there turns a track {dict(U='up', D='down', L='left', R='right')[spec.letter]}"
+            )
+        raise IllegalMoveError(f"{spec} is ambiguous here; write the move in the new notation")
+
+    # ------------------------------------------------------------------
+    # playing
+
+    def play(self, move: str | Move) -> Move:
+        """Play one turn: the chosen tile and every tile it forces.
+
+        Accepts either notation or a :class:`Move`; returns the move as
+        recorded (canonical new notation).  On any error the board is left
+        exactly as it was.
+        """
+        if self.outcome() is not None:
+            raise IllegalMoveError("the game is over; no more moves can be played")
+        resolved = self.parse_move(move)
+        first = not self._tiles
+        if first:
+            cell = ORIGIN
+        else:
+            cell = (self._miny - 1 + resolved.row) * STRIDE + self._minx - 1 + resolved.column
+        old_bbox = (self._minx, self._maxx, self._miny, self._maxy)
+        y, x = divmod(cell, STRIDE)
+        if first:
+            minx = maxx = x
+            miny = maxy = y
+        else:
+            minx, maxx = min(self._minx, x), max(self._maxx, x)
+            miny, maxy = min(self._miny, y), max(self._maxy, y)
+            limit = self.variant.max_size
+            if limit is not None and (maxx - minx + 1 > limit or maxy - miny + 1 > limit):
+                raise IllegalMoveError(
+                    f"{resolved} would make the formation larger than {limit}x{limit}, "
+                    f"which {self.variant.title} does not allow"
+                )
+        self._minx, self._maxx, self._miny, self._maxy = minx, maxx, miny, maxy
+        turn = _Turn(resolved, [], [], [], old_bbox, self._outcome)
+        loops: set[int] = set()
+        links: list[tuple[int, int, int]] = []
+        bad = self._run_turn(cell, resolved.tile, turn, loops, links)
+        if bad is not None:
+            self._undo(turn)
+            raise IllegalMoveError(
+                f"{resolved} is an illegal turn: its forced tiles would bring three track ends "
+                f"of one colour into {self.cell_name(bad)}; the board is unchanged, choose another move"
+            )
+        self._turns.append(turn)
+        self._settle_wins(loops, links)
+        return resolved
+
+    def _place(self, cell: int, tile: int, turn: _Turn, loops: set[int], links: list) -> None:
+        tiles = self._tiles
+        ends = self._ends
+        frontier = self._frontier
+        tiles[cell] = tile
+        turn.placed.append(cell)
+        flog = turn.frontier_log
+        if cell in frontier:
+            frontier.remove(cell)
+            flog.append((cell, True))
+        for d in (N, E, S, W):
+            n = cell + DELTA[d]
+            if n not in tiles and n not in frontier:
+                frontier.add(n)
+                flog.append((n, False))
+        elog = turn.ends_log
+        base = 2 * cell
+        for colour, (a, b) in enumerate(PATHS[tile]):
+            ea = base + EDGE_OFFSET[a]
+            eb = base + EDGE_OFFSET[b]
+            if cell + DELTA[a] in tiles:
+                fa = ends.pop(ea)
+                elog.append((ea, fa))
+            else:
+                fa = ea
+            if cell + DELTA[b] in tiles:
+                fb = ends.pop(eb)
+                elog.append((eb, fb))
+            else:
+                fb = eb
+            if fa == eb:
+                loops.add(colour)
+                continue
+            elog.append((fa, ends.get(fa)))
+            ends[fa] = fb
+            elog.append((fb, ends.get(fb)))
+            ends[fb] = fa
+            links.append((fa, fb, colour))
+
+    def _run_turn(self, cell: int, tile: int, turn: _Turn, loops: set[int], links: list) -> int | None:
+        """Place the chosen tile and all forced ones.  Returns a cell with
+        three same-coloured ends (an illegal turn), else None."""
+        tiles = self._tiles
+        entry = self._entry
+        self._place(cell, tile, turn, loops, links)
+        stack = [cell]
+        while stack:
+            p = stack.pop()
+            for d in (N, E, S, W):
+                n = p + DELTA[d]
+                if n in tiles:
+                    continue
+                f = FORCE[entry(n)]
+                if f:
+                    if f < 0:
+                        return n
+                    self._place(n, f, turn, loops, links)
+                    stack.append(n)
+        return None
+
+    def _settle_wins(self, loops: set[int], links: list[tuple[int, int, int]]) -> None:
+        wins = set(loops)
+        if self.variant.lines_win:
+            width = self._maxx - self._minx + 1
+            height = self._maxy - self._miny + 1
+            if width >= 8 or height >= 8:
+                ends = self._ends
+                for fa, fb, colour in links:
+                    if colour in wins or ends.get(fa) != fb:
+                        continue
+                    if self._spans(fa, fb, width, height):
+                        wins.add(colour)
+        if not wins:
+            return
+        mover = WHITE if len(self._turns) % 2 == 1 else BLACK
+        winner = mover if mover in wins else 1 - mover
+        self._outcome = Outcome(COLOUR_NAMES[winner], "loop" if winner in loops else "line")
+
+    def _spans(self, ea: int, eb: int, width: int, height: int) -> bool:
+        """Do path ends at edges ea and eb lie on opposite outermost sides?"""
+        ca, va = divmod(ea, 2)
+        cb, vb = divmod(eb, 2)
+        if va != vb:
+            return False
+        ya, xa = divmod(ca, STRIDE)
+        yb, xb = divmod(cb, STRIDE)
+        if va:  # vertical edges: left side of cell x
+            if width < 8:
+                return False
+            lo, hi = self._minx, self._maxx + 1
+            return (xa == lo and xb == hi) or (xa == hi and xb == lo)
+        if height < 8:
+            return False
+        lo, hi = self._miny, self._maxy + 1
+        return (ya == lo and yb == hi) or (ya == hi and yb == lo)
+
+    # ------------------------------------------------------------------
+    # undo
+
+    def pop(self) -> Move:
+        """Take back the last turn (chosen and forced tiles); return its move."""
+        if not self._turns:
+            raise IllegalMoveError("there is no move to take back")
+        turn = self._turns.pop()
+        self._undo(turn)
+        return turn.move
+
+    def _undo(self, turn: _Turn) -> None:
+        tiles = self._tiles
+        for cell in turn.placed:
+            del tiles[cell]
+        ends = self._ends
+        for key, old in reversed(turn.ends_log):
+            if old is None:
+                ends.pop(key, None)
+            else:
+                ends[key] = old
+        frontier = self._frontier
+        for cell, was_in in reversed(turn.frontier_log):
+            if was_in:
+                frontier.add(cell)
+            else:
+                frontier.discard(cell)
+        self._minx, self._maxx, self._miny, self._maxy = turn.bbox
+        self._outcome = turn.outcome
+        turn.placed.clear()
+        turn.ends_log.clear()
+        turn.frontier_log.clear()
+
+    # ------------------------------------------------------------------
+    # legal moves
+
+    def _entry(self, n: int) -> int:
+        """Entry key of an empty cell: which colour enters from which side."""
+        get = self._tiles.get
+        key = 0
+        m = get(n - STRIDE)
+        if m is not None:
+            key |= 1 if m & 4 else 16
+        m = get(n + 1)
+        if m is not None:
+            key |= 2 if m & 8 else 32
+        m = get(n + STRIDE)
+        if m is not None:
+            key |= 4 if m & 1 else 64
+        m = get(n - 1)
+        if m is not None:
+            key |= 8 if m & 2 else 128
+        return key
+
+    def _turn_is_legal(self, cell: int, tile: int) -> bool:
+        """Would placing ``tile`` at the empty frontier ``cell`` be a legal
+        turn?  (Fitting and size limits are the caller's business.)"""
+        tiles = self._tiles
+        entry = self._entry
+        for d in (N, E, S, W):
+            n = cell + DELTA[d]
+            if n in tiles:
+                continue
+            key = entry(n) | ((1 << OPPOSITE[d]) if tile >> d & 1 else (16 << OPPOSITE[d]))
+            if FORCE[key]:
+                break
+        else:
+            return True  # nothing forced: nothing can go wrong
+        tiles[cell] = tile
+        placed = [cell]
+        stack = [cell]
+        ok = True
+        try:
+            while stack and ok:
+                p = stack.pop()
+                for d in (N, E, S, W):
+                    n = p + DELTA[d]
+                    if n in tiles:
+                        continue
+                    f = FORCE[entry(n)]
+                    if f:
+                        if f < 0:
+                            ok = False
+                            break
+                        tiles[n] = f
+                        placed.append(n)
+                        stack.append(n)
+        finally:
+            for c in placed:
+                del tiles[c]
+        return ok
+
+    def _candidates(self) -> Iterator[tuple[int, int, str]]:
+        """(cell, tile, symbol) for every fitting placement within the size
+        limit, legal or not."""
+        limit = self.variant.max_size
+        minx, maxx, miny, maxy = self._minx, self._maxx, self._miny, self._maxy
+        entry = self._entry
+        for cell in self._frontier:
+            if limit is not None:
+                y, x = divmod(cell, STRIDE)
+                if max(maxx, x) - min(minx, x) >= limit or max(maxy, y) - min(miny, y) >= limit:
+                    continue
+            for sym, tile in FITS[entry(cell)]:
+                yield cell, tile, sym
+
+    def _any_legal(self) -> bool:
+        legal = self._turn_is_legal
+        return any(legal(cell, tile) for cell, tile, _ in self._candidates())
+
+    def legal_moves(self) -> list[Move]:
+        """Every distinct cell+symbol whose whole turn is legal, in reading
+        order (row, then column, then ``+ / \\``); empty once the game is over."""
+        if self._outcome is not None:
+            return []
+        if not self._tiles:
+            return [Move(0, 0, "+", 5), Move(0, 0, "/", 9)]
+        minx, miny = self._minx - 1, self._miny - 1
+        legal = self._turn_is_legal
+        out = []
+        for cell, tile, sym in self._candidates():
+            if legal(cell, tile):
+                y, x = divmod(cell, STRIDE)
+                out.append(Move(x - minx, y - miny, sym, tile))
+        out.sort(key=_reading_order)
+        return out
+
+    def is_legal(self, move: str | Move) -> bool:
+        """Would :meth:`play` accept this move?"""
+        try:
+            resolved = self.parse_move(move)
+        except TraxError:
+            return False
+        return resolved in self.legal_moves()
+
+
+_SYMBOL_ORDER = {"+": 0, "/": 1, "\\": 2}
+
+
+def _reading_order(move: Move) -> tuple[int, int, int]:
+    return (move.row, move.column, _SYMBOL_ORDER[move.symbol])
