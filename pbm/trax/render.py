@@ -1,0 +1,346 @@
+r"""Text diagrams of a Trax position, for mails and terminals.
+
+Pure: :func:`render` takes a board and returns text; standard library only.
+
+Both styles draw the formation with a ring of empty cells around it: the
+``@`` column on the left, row ``0`` on top, and the empty column and row past
+the right and bottom edges.  Column letters run above and below the
+diagram and row numbers left and right of it, so the coordinates of the next
+move (new notation, read before the move) can be read straight off the
+picture.  White track is drawn ``o``, black track ``#``.  Lines carry no
+trailing blanks.
+
+``"full"`` style (the diagram style of the classic Trax FAQ)
+    Every cell is 6 characters wide and 4 lines tall and shares its border
+    with its neighbours.  A tile has ``+`` corners, and the colour of the
+    track crossing each of its sides in the middle of that side; inside, the
+    tracks run from side to side.  On a straight the white track is drawn
+    over the black one (the centre is always ``o``).  The six tiles::
+
+        +--o--+  +--#--+  +--o--+  +--#--+  +--o--+  +--#--+
+        |  o  |  |  #  |  | o   |  | #   |  |   o |  |   # |
+        ###o###  ooooooo  oo   ##  ##   oo  ##   oo  oo   ##
+        |  o  |  |  #  |  |   # |  |   o |  | #   |  | o   |
+        +--o--+  +--#--+  +--#--+  +--o--+  +--#--+  +--o--+
+          +        +        /        /        \        \
+
+    An empty cell has a blank inside; its sides are drawn only where it
+    touches a tile, and a corner that touches no tile is a ``.``, so the
+    empty ring is a lattice of dots.  The position after ``@0/ A2+``::
+
+              @     A     B
+           .     .     .     .
+        0                         0
+           .     +--o--+     .
+                 | o   |
+        1        oo   ##          1
+                 |   # |
+           .     +--#--+     .
+                 |  #  |
+        2        ooooooo          2
+                 |  #  |
+           .     +--#--+     .
+        3                         3
+           .     .     .     .
+              @     A     B
+        o = white, # = black
+
+    (In a real diagram each cell is 4 lines tall; the example above has the
+    blank lines of the empty cells left out.)
+
+``"compact"`` style (fits 80 columns up to 22 tiles wide)
+    Every cell is 3 characters wide; each cell row is one *body* line, and
+    the lines between bodies hold the colours of the horizontal edges, shared
+    by the cells above and below.  A tile is drawn as its notation symbol in
+    the middle of the body, flanked by the colours of its left and right
+    sides, with the colours of its top and bottom sides above and below the
+    symbol::
+
+         o    #    o    #    o    #
+        #+#  o+o  o/#  #/o  #\o  o\#
+         o    #    #    o    #    o
+          5   10    9    6    3   12    (white masks)
+
+    An empty cell is a ``.`` in the middle of its body.  The same position
+    as above::
+
+            @  A  B
+        0   .  o  .  0
+                o
+        1   . o/# .  1
+                #
+        2   . o+o .  2
+                #
+        3   .  .  .  3
+            @  A  B
+        o = white, # = black
+
+With ``highlight_last=True`` the tiles placed by the last turn are marked in
+their centre: ``*`` on the tile the player chose and ``x`` on each tile it
+forced, and the legend says so.  The edge colours around a marked tile still
+say exactly which tile it is.
+
+An empty board is drawn as the single cell ``@0`` with a line saying that
+the first move is ``@0+`` or ``@0/``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from .notation import column_letters
+
+WHITE_MARK = "o"
+BLACK_MARK = "#"
+CHOSEN_MARK = "*"
+FORCED_MARK = "x"
+EMPTY_MARK = "."
+
+STYLES = ("full", "compact")
+
+FIRST_MOVE_HINT = "The board is empty: the first move is @0+ or @0/."
+
+_N, _E, _S, _W = 0, 1, 2, 3
+_SYMBOLS = {5: "+", 10: "+", 9: "/", 6: "/", 3: "\\", 12: "\\"}
+
+
+def _colour(mask: int, side: int) -> str:
+    """The mark of the track crossing ``side`` of the tile ``mask``."""
+    return WHITE_MARK if mask >> side & 1 else BLACK_MARK
+
+
+# ----------------------------------------------------------------------
+# per-tile pictures
+
+# The inside of a full-style cell (3 lines of 5 characters), by symbol; the
+# letters N, E, S and W stand for the colour of the track crossing that side.
+_FULL_TEMPLATES = {
+    "+": ("  N  ", "WWoEE", "  S  "),
+    "/": (" N   ", "W   E", "   S "),
+    "\\": ("   N ", "W   E", " S   "),
+}
+
+
+def _fill(template: str, mask: int) -> str:
+    for letter, side in (("N", _N), ("E", _E), ("S", _S), ("W", _W)):
+        template = template.replace(letter, _colour(mask, side))
+    return template
+
+
+def _sides(mask: int) -> tuple[str, str, str, str]:
+    """The marks on the (top, right, bottom, left) sides of a tile."""
+    return (_colour(mask, _N), _colour(mask, _E), _colour(mask, _S), _colour(mask, _W))
+
+
+# mask -> the three inside lines of a full-style cell
+FULL_INSIDE: dict[int, tuple[str, str, str]] = {
+    mask: tuple(_fill(line, mask) for line in _FULL_TEMPLATES[symbol])  # type: ignore[misc]
+    for mask, symbol in _SYMBOLS.items()
+}
+
+# mask -> the compact body: left side, symbol, right side
+COMPACT_BODY: dict[int, str] = {
+    mask: _colour(mask, _W) + symbol + _colour(mask, _E) for mask, symbol in _SYMBOLS.items()
+}
+
+# mask -> (top, right, bottom, left) side marks
+SIDES: dict[int, tuple[str, str, str, str]] = {mask: _sides(mask) for mask in _SYMBOLS}
+
+
+# ----------------------------------------------------------------------
+# what is drawn: the formation and its empty ring
+
+
+class _Picture:
+    """The cells to draw: tiles by (column, row) and the drawn area.
+
+    Columns run 0 .. ``columns - 1`` and rows 0 .. ``rows - 1`` (notation
+    coordinates: column 0 is ``@``).
+    """
+
+    def __init__(self, board, marks: dict[tuple[int, int], str]) -> None:
+        self.tiles = {(c, r): mask for c, r, mask in board.cells()}
+        if self.tiles:
+            self.columns = board.width + 2
+            self.rows = board.height + 2
+        else:
+            self.columns = self.rows = 1
+        self.marks = marks
+
+    def tile(self, column: int, row: int) -> int | None:
+        return self.tiles.get((column, row))
+
+    def edge_mark(self, first: tuple[int, int], second: tuple[int, int], side: int) -> str | None:
+        """The colour on the edge between two cells, ``side`` being where the
+        edge lies seen from ``first``; None when neither holds a tile."""
+        mask = self.tiles.get(first)
+        if mask is not None:
+            return SIDES[mask][side]
+        mask = self.tiles.get(second)
+        if mask is not None:
+            return SIDES[mask][(side + 2) % 4]
+        return None
+
+    def column_labels(self) -> list[str]:
+        return [column_letters(c) for c in range(self.columns)]
+
+    def row_labels(self) -> list[str]:
+        return [str(r) for r in range(self.rows)]
+
+
+def _last_turn_marks(board) -> dict[tuple[int, int], str]:
+    placed, _ = board.last_placed()
+    marks = {}
+    for n, cell in enumerate(placed):
+        marks[cell] = CHOSEN_MARK if n == 0 else FORCED_MARK
+    return marks
+
+
+def _label_line(labels: list[str], centres: list[int], width: int, indent: int) -> str:
+    """Labels centred on the given canvas columns, behind ``indent`` blanks."""
+    line = [" "] * width
+    for label, centre in zip(labels, centres):
+        start = max(0, centre - (len(label) - 1) // 2)
+        for k, ch in enumerate(label):
+            if start + k < width:
+                line[start + k] = ch
+    return (" " * indent + "".join(line)).rstrip()
+
+
+def _frame(canvas: list[list[str]], picture: _Picture, centre_x: Callable[[int], int],
+           body_y: Callable[[int], int]) -> list[str]:
+    """The canvas with column labels above and below and row labels on both
+    sides of each row's body line."""
+    width = len(canvas[0])
+    rows = picture.row_labels()
+    gutter = max(len(label) for label in rows)
+    by_line = {body_y(r): label for r, label in enumerate(rows)}
+    head = _label_line(picture.column_labels(), [centre_x(c) for c in range(picture.columns)],
+                       width, gutter + 1)
+    out = [head]
+    for y, chars in enumerate(canvas):
+        label = by_line.get(y)
+        text = "".join(chars)
+        if label is None:
+            out.append((" " * (gutter + 1) + text).rstrip())
+        else:
+            out.append(f"{label:>{gutter}} {text} {label}".rstrip())
+    out.append(head)
+    return out
+
+
+# ----------------------------------------------------------------------
+# full style
+
+_CELL_W, _CELL_H = 6, 4
+
+
+def _full(picture: _Picture) -> list[str]:
+    cols, rows = picture.columns, picture.rows
+    canvas = [[" "] * (_CELL_W * cols + 1) for _ in range(_CELL_H * rows + 1)]
+    tile = picture.tile
+    # corners
+    for r in range(rows + 1):
+        for c in range(cols + 1):
+            touched = any(tile(c + dc, r + dr) is not None for dc in (-1, 0) for dr in (-1, 0))
+            canvas[_CELL_H * r][_CELL_W * c] = "+" if touched else EMPTY_MARK
+    # top sides (the bottom side of the last row is the top side of the row below)
+    for r in range(rows + 1):
+        for c in range(cols):
+            mark = picture.edge_mark((c, r), (c, r - 1), _N)
+            if mark is not None:
+                x, y = _CELL_W * c, _CELL_H * r
+                canvas[y][x + 1:x + 6] = list("--" + mark + "--")
+    # left sides
+    for r in range(rows):
+        for c in range(cols + 1):
+            mark = picture.edge_mark((c, r), (c - 1, r), _W)
+            if mark is not None:
+                x, y = _CELL_W * c, _CELL_H * r
+                canvas[y + 1][x] = "|"
+                canvas[y + 2][x] = mark
+                canvas[y + 3][x] = "|"
+    # insides
+    for (c, r), mask in picture.tiles.items():
+        x, y = _CELL_W * c, _CELL_H * r
+        for k, line in enumerate(FULL_INSIDE[mask]):
+            canvas[y + 1 + k][x + 1:x + 6] = list(line)
+        mark = picture.marks.get((c, r))
+        if mark:
+            canvas[y + 2][x + 3] = mark
+    return _frame(canvas, picture, lambda c: _CELL_W * c + 3, lambda r: _CELL_H * r + 2)
+
+
+# ----------------------------------------------------------------------
+# compact style
+
+
+def _compact(picture: _Picture) -> list[str]:
+    cols, rows = picture.columns, picture.rows
+    canvas = [[" "] * (3 * cols) for _ in range(2 * rows + 1)]
+    # edge lines: the colour of each horizontal edge under the cell's middle
+    for r in range(rows + 1):
+        for c in range(cols):
+            mark = picture.edge_mark((c, r), (c, r - 1), _N)
+            if mark is not None:
+                canvas[2 * r][3 * c + 1] = mark
+    # bodies
+    for r in range(rows):
+        line = canvas[2 * r + 1]
+        for c in range(cols):
+            mask = picture.tile(c, r)
+            if mask is None:
+                line[3 * c + 1] = EMPTY_MARK
+                continue
+            line[3 * c:3 * c + 3] = list(COMPACT_BODY[mask])
+            mark = picture.marks.get((c, r))
+            if mark:
+                line[3 * c + 1] = mark
+    # The first and last edge lines touch no tile: they are always blank.
+    # Dropping them keeps the diagram short; the ring cells keep their dots.
+    canvas = canvas[1:-1]
+    return _frame(canvas, picture, lambda c: 3 * c + 1, lambda r: 2 * r)
+
+
+_RENDERERS: dict[str, Callable[[_Picture], list[str]]] = {"full": _full, "compact": _compact}
+
+
+# ----------------------------------------------------------------------
+# notes under the diagram
+
+
+def _notes(board, legend: bool, marks: dict[tuple[int, int], str]) -> list[str]:
+    out = []
+    if not board.tile_count:
+        out.append(FIRST_MOVE_HINT)
+    if legend:
+        parts = [f"{WHITE_MARK} = white", f"{BLACK_MARK} = black"]
+        if marks:
+            parts.append(f"{CHOSEN_MARK} = last move ({board.moves[-1]})")
+            if FORCED_MARK in marks.values():
+                parts.append(f"{FORCED_MARK} = tiles it forced")
+        out.append(", ".join(parts))
+    return out
+
+
+def render(board, style: str = "full", *, legend: bool = True, highlight_last: bool = False) -> str:
+    """The position drawn as text (see the module docstring for the styles).
+
+    ``style`` is ``"full"`` (large, one tile a 6x4 cell) or ``"compact"``
+    (3 characters a tile: a 20-tile-wide formation fits in 80 columns).
+    ``legend`` adds a line naming the colour of each mark (``o`` white,
+    ``#`` black).  ``highlight_last`` marks the tiles the last turn placed:
+    ``*`` in the centre of the tile the player chose, ``x`` in the centre of
+    each tile it forced; the legend then names the last move.
+
+    Lines are joined with newlines, with no newline after the last one and
+    no trailing blanks.  Raises ``ValueError`` for an unknown style.
+    """
+    renderer = _RENDERERS.get(style)
+    if renderer is None:
+        known = ", ".join(repr(s) for s in STYLES)
+        raise ValueError(f"unknown diagram style {style!r}; the styles are {known}")
+    marks = _last_turn_marks(board) if highlight_last else {}
+    lines = renderer(_Picture(board, marks))
+    lines += _notes(board, legend, marks)
+    return "\n".join(lines)
