@@ -15,7 +15,8 @@ trailing blanks.
     with its neighbours.  A tile has ``+`` corners, and the colour of the
     track crossing each of its sides in the middle of that side; inside, the
     tracks run from side to side.  On a straight the white track is drawn
-    over the black one (the centre is always ``o``).  The six tiles::
+    over the black one (the centre is always ``o``).  The six tiles (white
+    masks 5, 10, 9, 6, 3 and 12, see :mod:`.tiles`) and their symbols::
 
         +--o--+  +--#--+  +--o--+  +--#--+  +--o--+  +--#--+
         |  o  |  |  #  |  | o   |  | #   |  |   o |  |   # |
@@ -28,25 +29,26 @@ trailing blanks.
     touches a tile, and a corner that touches no tile is a ``.``, so the
     empty ring is a lattice of dots.  The position after ``@0/ A2+``::
 
-              @     A     B
-           .     .     .     .
-        0                         0
-           .     +--o--+     .
-                 | o   |
-        1        oo   ##          1
-                 |   # |
-           .     +--#--+     .
-                 |  #  |
-        2        ooooooo          2
-                 |  #  |
-           .     +--#--+     .
-        3                         3
-           .     .     .     .
-              @     A     B
-        o = white, # = black
+             @     A     B
+          .     .     .     .
 
-    (In a real diagram each cell is 4 lines tall; the example above has the
-    blank lines of the empty cells left out.)
+        0                     0
+
+          .     +--o--+     .
+                | o   |
+        1       oo   ##       1
+                |   # |
+          .     +--#--+     .
+                |  #  |
+        2       ooooooo       2
+                |  #  |
+          .     +--#--+     .
+
+        3                     3
+
+          .     .     .     .
+             @     A     B
+        o = white, # = black
 
 ``"compact"`` style (fits 80 columns up to 22 tiles wide)
     Every cell is 3 characters wide; each cell row is one *body* line, and
@@ -54,25 +56,24 @@ trailing blanks.
     by the cells above and below.  A tile is drawn as its notation symbol in
     the middle of the body, flanked by the colours of its left and right
     sides, with the colours of its top and bottom sides above and below the
-    symbol::
+    symbol.  The same six tiles::
 
          o    #    o    #    o    #
         #+#  o+o  o/#  #/o  #\o  o\#
          o    #    #    o    #    o
-          5   10    9    6    3   12    (white masks)
 
     An empty cell is a ``.`` in the middle of its body.  The same position
     as above::
 
-            @  A  B
-        0   .  o  .  0
-                o
-        1   . o/# .  1
-                #
-        2   . o+o .  2
-                #
-        3   .  .  .  3
-            @  A  B
+           @  A  B
+        0  .  .  .  0
+              o
+        1  . o/# .  1
+              #
+        2  . o+o .  2
+              #
+        3  .  .  .  3
+           @  A  B
         o = white, # = black
 
 With ``highlight_last=True`` the tiles placed by the last turn are marked in
@@ -89,6 +90,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .notation import column_letters
+from .tiles import E, N, S, SYMBOL, W
 
 WHITE_MARK = "o"
 BLACK_MARK = "#"
@@ -99,9 +101,6 @@ EMPTY_MARK = "."
 STYLES = ("full", "compact")
 
 FIRST_MOVE_HINT = "The board is empty: the first move is @0+ or @0/."
-
-_N, _E, _S, _W = 0, 1, 2, 3
-_SYMBOLS = {5: "+", 10: "+", 9: "/", 6: "/", 3: "\\", 12: "\\"}
 
 
 def _colour(mask: int, side: int) -> str:
@@ -122,29 +121,31 @@ _FULL_TEMPLATES = {
 
 
 def _fill(template: str, mask: int) -> str:
-    for letter, side in (("N", _N), ("E", _E), ("S", _S), ("W", _W)):
+    for letter, side in (("N", N), ("E", E), ("S", S), ("W", W)):
         template = template.replace(letter, _colour(mask, side))
     return template
 
 
+def _inside(mask: int) -> tuple[str, str, str]:
+    top, middle, bottom = (_fill(line, mask) for line in _FULL_TEMPLATES[SYMBOL[mask]])
+    return top, middle, bottom
+
+
 def _sides(mask: int) -> tuple[str, str, str, str]:
     """The marks on the (top, right, bottom, left) sides of a tile."""
-    return (_colour(mask, _N), _colour(mask, _E), _colour(mask, _S), _colour(mask, _W))
+    return (_colour(mask, N), _colour(mask, E), _colour(mask, S), _colour(mask, W))
 
 
 # mask -> the three inside lines of a full-style cell
-FULL_INSIDE: dict[int, tuple[str, str, str]] = {
-    mask: tuple(_fill(line, mask) for line in _FULL_TEMPLATES[symbol])  # type: ignore[misc]
-    for mask, symbol in _SYMBOLS.items()
-}
+FULL_INSIDE: dict[int, tuple[str, str, str]] = {mask: _inside(mask) for mask in SYMBOL}
 
 # mask -> the compact body: left side, symbol, right side
 COMPACT_BODY: dict[int, str] = {
-    mask: _colour(mask, _W) + symbol + _colour(mask, _E) for mask, symbol in _SYMBOLS.items()
+    mask: _colour(mask, W) + symbol + _colour(mask, E) for mask, symbol in SYMBOL.items()
 }
 
 # mask -> (top, right, bottom, left) side marks
-SIDES: dict[int, tuple[str, str, str, str]] = {mask: _sides(mask) for mask in _SYMBOLS}
+SIDES: dict[int, tuple[str, str, str, str]] = {mask: _sides(mask) for mask in SYMBOL}
 
 
 # ----------------------------------------------------------------------
@@ -247,14 +248,14 @@ def _full(picture: _Picture) -> list[str]:
     # top sides (the bottom side of the last row is the top side of the row below)
     for r in range(rows + 1):
         for c in range(cols):
-            mark = picture.edge_mark((c, r), (c, r - 1), _N)
+            mark = picture.edge_mark((c, r), (c, r - 1), N)
             if mark is not None:
                 x, y = _CELL_W * c, _CELL_H * r
                 canvas[y][x + 1:x + 6] = list("--" + mark + "--")
     # left sides
     for r in range(rows):
         for c in range(cols + 1):
-            mark = picture.edge_mark((c, r), (c - 1, r), _W)
+            mark = picture.edge_mark((c, r), (c - 1, r), W)
             if mark is not None:
                 x, y = _CELL_W * c, _CELL_H * r
                 canvas[y + 1][x] = "|"
@@ -281,7 +282,7 @@ def _compact(picture: _Picture) -> list[str]:
     # edge lines: the colour of each horizontal edge under the cell's middle
     for r in range(rows + 1):
         for c in range(cols):
-            mark = picture.edge_mark((c, r), (c, r - 1), _N)
+            mark = picture.edge_mark((c, r), (c, r - 1), N)
             if mark is not None:
                 canvas[2 * r][3 * c + 1] = mark
     # bodies

@@ -1,0 +1,81 @@
+"""Shared test helpers: golden files.
+
+A golden file holds the exact text some code is expected to produce (a
+diagram, a mail).  Tests compare with the ``golden`` fixture::
+
+    def test_something(golden):
+        golden.check("something.txt", make_text())
+
+The files live in a ``golden/`` directory next to the test module.  Run
+``pytest --update-golden`` to (re)write them from the current output, then
+read the changes (``git diff``) before committing them.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite golden files with the current output instead of comparing with them",
+    )
+
+
+class Golden:
+    """Compares text with the golden files in one directory (or rewrites them)."""
+
+    def __init__(self, directory: Path, update: bool) -> None:
+        self.directory = directory
+        self.update = update
+
+    def path(self, name: str) -> Path:
+        return self.directory / name
+
+    @staticmethod
+    def normalise(text: str) -> str:
+        """Golden files end with exactly one newline; the text compared is
+        the text given with one newline added when it has none."""
+        return text if text.endswith("\n") else text + "\n"
+
+    def read(self, name: str) -> str:
+        with open(self.path(name), encoding="utf-8", newline="") as f:
+            return f.read()
+
+    def check(self, name: str, text: str) -> None:
+        """Fail unless ``text`` is exactly the golden file ``name``; with
+        ``--update-golden``, write it there instead."""
+        text = self.normalise(text)
+        path = self.path(name)
+        if self.update:
+            if not path.exists() or self.read(name) != text:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8", newline="\n")
+            return
+        if not path.exists():
+            pytest.fail(f"golden file {path} is missing; run pytest --update-golden to create it",
+                        pytrace=False)
+        expected = self.read(name)
+        if expected != text:
+            diff = "".join(difflib.unified_diff(
+                expected.splitlines(keepends=True), text.splitlines(keepends=True),
+                fromfile=f"{name} (golden)", tofile=f"{name} (now)",
+            ))
+            pytest.fail(
+                f"output differs from golden file {path}; if the change is intended, "
+                f"run pytest --update-golden and review the diff\n{diff}",
+                pytrace=False,
+            )
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest) -> Golden:
+    """Golden files in ``golden/`` next to the requesting test module."""
+    directory = Path(request.path).parent / "golden"
+    return Golden(directory, request.config.getoption("--update-golden"))
