@@ -15,7 +15,9 @@ playouts):
   path lie.  No track is ever walked, so a move on a 200-tile position costs
   what it costs on a 10-tile one.
 * The empty cells touching the formation (the *frontier*) are kept up to date
-  too, so the legal-move list never looks at the inside of the formation.
+  too, each with its *entry key* (which colour enters from which side), so
+  the legal-move list never looks at the inside of the formation and never
+  recomputes what a cell's neighbours say.
 * Every change is logged per turn, which makes :meth:`Board.pop` exact and
   cheap.
 """
@@ -30,6 +32,7 @@ from .notation import NewNotation, OldNotation, column_letters, parse_notation
 from .outcome import Outcome
 from .tiles import (
     COLOUR_NAMES,
+    CONTRIB,
     DELTA,
     DIRECTION_NAMES,
     E,
@@ -84,7 +87,7 @@ class _Turn:
     move: Move
     placed: list[int]
     ends_log: list[tuple[int, int | None]]
-    frontier_log: list[tuple[int, bool]]
+    keys_log: list[tuple[int, int | None]]
     bbox: tuple[int, int, int, int]
     outcome: Outcome | None
 
@@ -105,7 +108,8 @@ class Board:
         self.variant = get_variant(variant)
         self._tiles: dict[int, int] = {}
         self._ends: dict[int, int] = {}
-        self._frontier: set[int] = set()
+        # frontier: empty cell touching the formation -> its entry key
+        self._keys: dict[int, int] = {}
         self._minx = self._maxx = self._miny = self._maxy = 0
         self._turns: list[_Turn] = []
         self._outcome: Outcome | None = None
@@ -201,7 +205,7 @@ class Board:
         return (
             frozenset(self.cells()),
             frozenset(self._ends.items()),
-            frozenset(self._frontier),
+            frozenset(self._keys.items()),
             (self._minx, self._maxx, self._miny, self._maxy),
             self._outcome,
             len(self._turns),
@@ -261,13 +265,13 @@ class Board:
             )
         if cell in self._tiles:
             raise IllegalMoveError(f"{shown} already holds a tile; choose an empty cell")
-        if cell not in self._frontier:
+        if cell not in self._keys:
             raise IllegalMoveError(
                 f"{shown} does not touch the tiles in play; a tile must share an edge with one"
             )
 
     def _describe_entries(self, cell: int) -> str:
-        key = self._entry(cell)
+        key = self._keys.get(cell, 0)
         parts = []
         for d in (N, E, S, W):
             if key >> d & 1:
@@ -287,7 +291,7 @@ class Board:
         cell = (self._miny - 1 + spec.row) * STRIDE + self._minx - 1 + spec.column
         shown = f"{column_letters(spec.column)}{spec.row}"
         self._check_cell(cell, shown)
-        for sym, tile in FITS[self._entry(cell)]:
+        for sym, tile in FITS[self._keys[cell]]:
             if sym == spec.symbol:
                 return cell, tile
         raise IllegalMoveError(
@@ -319,7 +323,7 @@ class Board:
                 y -= 1
         cell = y * STRIDE + x
         self._check_cell(cell, str(spec)[:-1])
-        fits = FITS[self._entry(cell)]
+        fits = FITS[self._keys[cell]]
         if spec.letter == "S":
             for sym, tile in fits:
                 if sym == "+":
@@ -338,7 +342,7 @@ class Board:
             )
         # U/D/L/R: the curve that turns a track coming from a touching tile
         # that way; when that could be either track, the white one decides.
-        key = self._entry(cell)
+        key = self._keys[cell]
         white_match, any_match = [], []
         for tile in curves:
             for colour, (a, b) in enumerate(PATHS[tile]):
@@ -405,18 +409,19 @@ class Board:
     def _place(self, cell: int, tile: int, turn: _Turn, loops: set[int], links: list) -> None:
         tiles = self._tiles
         ends = self._ends
-        frontier = self._frontier
+        keys = self._keys
         tiles[cell] = tile
         turn.placed.append(cell)
-        flog = turn.frontier_log
-        if cell in frontier:
-            frontier.remove(cell)
-            flog.append((cell, True))
+        klog = turn.keys_log
+        if cell in keys:
+            klog.append((cell, keys.pop(cell)))
+        contrib = CONTRIB[tile]
         for d in (N, E, S, W):
             n = cell + DELTA[d]
-            if n not in tiles and n not in frontier:
-                frontier.add(n)
-                flog.append((n, False))
+            if n not in tiles:
+                old = keys.get(n)
+                klog.append((n, old))
+                keys[n] = (old or 0) | contrib[d]
         elog = turn.ends_log
         base = 2 * cell
         for colour, (a, b) in enumerate(PATHS[tile]):
@@ -445,7 +450,7 @@ class Board:
         """Place the chosen tile and all forced ones.  Returns a cell with
         three same-coloured ends (an illegal turn), else None."""
         tiles = self._tiles
-        entry = self._entry
+        keys = self._keys
         self._place(cell, tile, turn, loops, links)
         stack = [cell]
         while stack:
@@ -454,7 +459,7 @@ class Board:
                 n = p + DELTA[d]
                 if n in tiles:
                     continue
-                f = FORCE[entry(n)]
+                f = FORCE[keys[n]]
                 if f:
                     if f < 0:
                         return n
@@ -519,89 +524,81 @@ class Board:
                 ends.pop(key, None)
             else:
                 ends[key] = old
-        frontier = self._frontier
-        for cell, was_in in reversed(turn.frontier_log):
-            if was_in:
-                frontier.add(cell)
+        keys = self._keys
+        for cell, old in reversed(turn.keys_log):
+            if old is None:
+                del keys[cell]
             else:
-                frontier.discard(cell)
+                keys[cell] = old
         self._minx, self._maxx, self._miny, self._maxy = turn.bbox
         self._outcome = turn.outcome
         turn.placed.clear()
         turn.ends_log.clear()
-        turn.frontier_log.clear()
+        turn.keys_log.clear()
 
     # ------------------------------------------------------------------
     # legal moves
-
-    def _entry(self, n: int) -> int:
-        """Entry key of an empty cell: which colour enters from which side."""
-        get = self._tiles.get
-        key = 0
-        m = get(n - STRIDE)
-        if m is not None:
-            key |= 1 if m & 4 else 16
-        m = get(n + 1)
-        if m is not None:
-            key |= 2 if m & 8 else 32
-        m = get(n + STRIDE)
-        if m is not None:
-            key |= 4 if m & 1 else 64
-        m = get(n - 1)
-        if m is not None:
-            key |= 8 if m & 2 else 128
-        return key
 
     def _turn_is_legal(self, cell: int, tile: int) -> bool:
         """Would placing ``tile`` at the empty frontier ``cell`` be a legal
         turn?  (Fitting and size limits are the caller's business.)"""
         tiles = self._tiles
-        entry = self._entry
+        kget = self._keys.get
+        contrib = CONTRIB[tile]
         for d in (N, E, S, W):
             n = cell + DELTA[d]
-            if n in tiles:
-                continue
-            key = entry(n) | ((1 << OPPOSITE[d]) if tile >> d & 1 else (16 << OPPOSITE[d]))
-            if FORCE[key]:
+            if n not in tiles and FORCE[kget(n, 0) | contrib[d]]:
                 break
         else:
             return True  # nothing forced: nothing can go wrong
+        # Something is forced: follow the chain on a scratch layer of entry
+        # keys.  A tile adds its ends to its neighbours' keys the moment it
+        # is placed, so every key read below is complete.
+        extra: dict[int, int] = {}
         tiles[cell] = tile
         placed = [cell]
-        stack = [cell]
-        ok = True
+        check = []
+        for d in (N, E, S, W):
+            n = cell + DELTA[d]
+            if n not in tiles:
+                extra[n] = kget(n, 0) | contrib[d]
+                check.append(n)
         try:
-            while stack and ok:
-                p = stack.pop()
+            while check:
+                p = check.pop()
+                if p in tiles:
+                    continue
+                f = FORCE[extra[p]]
+                if not f:
+                    continue
+                if f < 0:
+                    return False
+                tiles[p] = f
+                placed.append(p)
+                contrib = CONTRIB[f]
                 for d in (N, E, S, W):
                     n = p + DELTA[d]
-                    if n in tiles:
-                        continue
-                    f = FORCE[entry(n)]
-                    if f:
-                        if f < 0:
-                            ok = False
-                            break
-                        tiles[n] = f
-                        placed.append(n)
-                        stack.append(n)
+                    if n not in tiles:
+                        k = extra.get(n)
+                        extra[n] = (kget(n, 0) if k is None else k) | contrib[d]
+                        check.append(n)
+            return True
         finally:
             for c in placed:
                 del tiles[c]
-        return ok
 
     def _candidates(self) -> Iterator[tuple[int, int, str]]:
         """(cell, tile, symbol) for every fitting placement within the size
-        limit, legal or not."""
+        limit, legal or not, in reading order."""
         limit = self.variant.max_size
         minx, maxx, miny, maxy = self._minx, self._maxx, self._miny, self._maxy
-        entry = self._entry
-        for cell in self._frontier:
+        keys = self._keys
+        for cell in sorted(keys):
             if limit is not None:
                 y, x = divmod(cell, STRIDE)
                 if max(maxx, x) - min(minx, x) >= limit or max(maxy, y) - min(miny, y) >= limit:
                     continue
-            for sym, tile in FITS[entry(cell)]:
+            for sym, tile in FITS[keys[cell]]:
                 yield cell, tile, sym
 
     def _any_legal(self) -> bool:
@@ -615,14 +612,15 @@ class Board:
             return []
         if not self._tiles:
             return [Move(0, 0, "+", 5), Move(0, 0, "/", 9)]
-        minx, miny = self._minx - 1, self._miny - 1
+        # Cells are y * STRIDE + x, so sorted cells are in reading order, and
+        # FITS lists the symbols in + / \ order.
+        base = (self._miny - 1) * STRIDE + self._minx - 1
         legal = self._turn_is_legal
         out = []
         for cell, tile, sym in self._candidates():
             if legal(cell, tile):
-                y, x = divmod(cell, STRIDE)
-                out.append(Move(x - minx, y - miny, sym, tile))
-        out.sort(key=_reading_order)
+                row, col = divmod(cell - base, STRIDE)
+                out.append(Move(col, row, sym, tile))
         return out
 
     def is_legal(self, move: str | Move) -> bool:
@@ -632,10 +630,3 @@ class Board:
         except TraxError:
             return False
         return resolved in self.legal_moves()
-
-
-_SYMBOL_ORDER = {"+": 0, "/": 1, "\\": 2}
-
-
-def _reading_order(move: Move) -> tuple[int, int, int]:
-    return (move.row, move.column, _SYMBOL_ORDER[move.symbol])

@@ -101,3 +101,11 @@ for _key in range(256):
         (SYMBOL[t], t) for t in TILES if (t & (_wm | _bm)) == _wm
     )
 del _key, _wm, _bm
+
+
+# CONTRIB[tile][d]: the bits a tile adds to the entry key of the empty cell
+# next to it in direction d (that cell sees the track enter from OPPOSITE[d]).
+CONTRIB = {
+    t: tuple((1 << OPPOSITE[d]) if (t >> d) & 1 else (16 << OPPOSITE[d]) for d in DIRECTIONS)
+    for t in TILES
+}
