@@ -114,6 +114,12 @@ class Board:
         self._turns: list[_Turn] = []
         self._outcome: Outcome | None = None
         self._draw_cache: tuple[int, bool] = (-1, False)
+        # Legality of (cell, tile) placements, kept between turns.  Each
+        # result lists the cells it read (the placement, the forced chain and
+        # their empty neighbours) in _deps; a turn, or its undo, that places
+        # or removes a tile next to such a cell drops the result.
+        self._lcache: dict[int, bool] = {}
+        self._deps: dict[int, list[int]] = {}
 
     # ------------------------------------------------------------------
     # construction helpers
@@ -403,6 +409,7 @@ class Board:
                 f"of one colour into {self.cell_name(bad)}; the board is unchanged, choose another move"
             )
         self._turns.append(turn)
+        self._forget_legality_near(turn.placed)
         self._settle_wins(loops, links)
         return resolved
 
@@ -511,6 +518,7 @@ class Board:
         if not self._turns:
             raise IllegalMoveError("there is no move to take back")
         turn = self._turns.pop()
+        self._forget_legality_near(turn.placed)
         self._undo(turn)
         return turn.move
 
@@ -539,9 +547,36 @@ class Board:
     # ------------------------------------------------------------------
     # legal moves
 
+    def _forget_legality_near(self, cells: list[int]) -> None:
+        deps = self._deps
+        cache = self._lcache
+        for c in cells:
+            for q in (c, c - STRIDE, c + 1, c + STRIDE, c - 1):
+                stale = deps.pop(q, None)
+                if stale:
+                    for key in stale:
+                        cache.pop(key, None)
+
     def _turn_is_legal(self, cell: int, tile: int) -> bool:
         """Would placing ``tile`` at the empty frontier ``cell`` be a legal
         turn?  (Fitting and size limits are the caller's business.)"""
+        key = cell * 16 + tile
+        known = self._lcache.get(key)
+        if known is not None:
+            return known
+        ok, region = self._try_turn(cell, tile)
+        self._lcache[key] = ok
+        deps = self._deps
+        for q in region:
+            waiting = deps.get(q)
+            if waiting is None:
+                deps[q] = [key]
+            else:
+                waiting.append(key)
+        return ok
+
+    def _try_turn(self, cell: int, tile: int) -> tuple[bool, Iterable[int]]:
+        """Legality of a placement and the cells the answer depends on."""
         tiles = self._tiles
         kget = self._keys.get
         contrib = CONTRIB[tile]
@@ -549,8 +584,8 @@ class Board:
             n = cell + DELTA[d]
             if n not in tiles and FORCE[kget(n, 0) | contrib[d]]:
                 break
-        else:
-            return True  # nothing forced: nothing can go wrong
+        else:  # nothing forced: nothing can go wrong
+            return True, (cell, cell - STRIDE, cell + 1, cell + STRIDE, cell - 1)
         # Something is forced: follow the chain on a scratch layer of entry
         # keys.  A tile adds its ends to its neighbours' keys the moment it
         # is placed, so every key read below is complete.
@@ -572,7 +607,7 @@ class Board:
                 if not f:
                     continue
                 if f < 0:
-                    return False
+                    return False, [*placed, *extra]
                 tiles[p] = f
                 placed.append(p)
                 contrib = CONTRIB[f]
@@ -582,7 +617,7 @@ class Board:
                         k = extra.get(n)
                         extra[n] = (kget(n, 0) if k is None else k) | contrib[d]
                         check.append(n)
-            return True
+            return True, [*placed, *extra]
         finally:
             for c in placed:
                 del tiles[c]
@@ -616,11 +651,23 @@ class Board:
         # FITS lists the symbols in + / \ order.
         base = (self._miny - 1) * STRIDE + self._minx - 1
         legal = self._turn_is_legal
+        known = self._lcache.get
+        keys = self._keys
+        limit = self.variant.max_size
+        if limit is not None:
+            cells = [cell for cell, _, _ in self._candidates()]
+            cells = sorted(set(cells))
+        else:
+            cells = sorted(keys)
         out = []
-        for cell, tile, sym in self._candidates():
-            if legal(cell, tile):
-                row, col = divmod(cell - base, STRIDE)
-                out.append(Move(col, row, sym, tile))
+        for cell in cells:
+            for sym, tile in FITS[keys[cell]]:
+                ok = known(cell * 16 + tile)
+                if ok is None:
+                    ok = legal(cell, tile)
+                if ok:
+                    row, col = divmod(cell - base, STRIDE)
+                    out.append(Move(col, row, sym, tile))
         return out
 
     def is_legal(self, move: str | Move) -> bool:

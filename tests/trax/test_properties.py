@@ -152,3 +152,19 @@ def test_the_referee_reads_the_recorded_wins_as_the_engine_does():
         assert ref.result == (outcome.winner, outcome.reason), param.id
         checked += 1
     assert checked >= 40
+
+
+@FAST
+@given(VARIANTS, st.lists(st.integers(0, 10**6), min_size=1, max_size=80))
+def test_legal_moves_stay_right_through_any_mix_of_plays_and_undos(variant, choices):
+    # legality results are kept between turns; a fresh board computes them anew
+    board = Board(variant)
+    for choice in choices:
+        moves = board.legal_moves()
+        if moves and (choice % 4 or board.ply == 0):
+            board.play(moves[choice % len(moves)])
+        elif board.ply:
+            board.pop()
+        fresh = Board.replay(board.moves, variant)
+        assert board.legal_moves() == fresh.legal_moves()
+        assert board.outcome() == fresh.outcome()
