@@ -1,0 +1,39 @@
+"""The README's examples are what the code really does."""
+
+import re
+from pathlib import Path
+
+from pbm.trax import Board
+from pbm.trax.render import render
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+
+
+def code_block_after(heading_text: str) -> str:
+    start = README.index(heading_text)
+    match = re.search(r"```\n(.*?)```", README[start:], re.S)
+    return match.group(1).rstrip("\n")
+
+
+def test_the_readme_full_diagram_is_what_render_draws():
+    board = Board.replay(["@0/", "A2+"])
+    assert code_block_after("The **full** style") == render(board, "full")
+
+
+def test_the_readme_compact_diagram_is_what_render_draws():
+    board = Board.replay(["@0/", "A2+"])
+    assert code_block_after("The **compact** style") == render(board, "compact")
+
+
+def test_the_readme_error_examples_are_the_engine_messages():
+    board = Board.replay("@0/ B1+ C1/ C2\\ @1+ A2/ A3/ D3\\".split())
+    try:
+        board.play("B3\\")
+    except ValueError as exc:
+        message = str(exc)
+    flat = " ".join(README.split())
+    assert message in flat
+    try:
+        board.play("B2x")
+    except ValueError as exc:
+        assert str(exc) in flat
