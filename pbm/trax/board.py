@@ -114,11 +114,12 @@ class Board:
         self._turns: list[_Turn] = []
         self._outcome: Outcome | None = None
         self._draw_cache: tuple[int, bool] = (-1, False)
-        # Legality of (cell, tile) placements, kept between turns.  Each
-        # result lists the cells it read (the placement, the forced chain and
-        # their empty neighbours) in _deps; a turn, or its undo, that places
-        # or removes a tile next to such a cell drops the result.
-        self._lcache: dict[int, bool] = {}
+        # The legal placements of each frontier cell, kept between turns.
+        # _deps lists, for every cell an answer read (the placement, its
+        # forced chains and their empty neighbours), the frontier cells whose
+        # answers read it; a turn, or its undo, that places or removes a tile
+        # next to such a cell drops those answers.
+        self._lcache: dict[int, tuple[int, tuple[int, ...], tuple[Move, ...]]] = {}
         self._deps: dict[int, list[int]] = {}
 
     # ------------------------------------------------------------------
@@ -560,20 +561,40 @@ class Board:
     def _turn_is_legal(self, cell: int, tile: int) -> bool:
         """Would placing ``tile`` at the empty frontier ``cell`` be a legal
         turn?  (Fitting and size limits are the caller's business.)"""
-        key = cell * 16 + tile
-        known = self._lcache.get(key)
-        if known is not None:
-            return known
-        ok, region = self._try_turn(cell, tile)
-        self._lcache[key] = ok
-        deps = self._deps
-        for q in region:
-            waiting = deps.get(q)
-            if waiting is None:
-                deps[q] = [key]
-            else:
-                waiting.append(key)
-        return ok
+        return tile in self._cell_legality(cell)[1]
+
+    def _cell_legality(self, cell: int) -> tuple[int, tuple[int, ...], tuple[Move, ...]]:
+        """(base, legal tiles, their Moves) for a frontier cell, cached.
+
+        ``base`` is the cell id of ``@0`` when the Moves were made; when the
+        formation has grown up or left since, the Moves are made anew from
+        the tiles without deciding legality again."""
+        base = (self._miny - 1) * STRIDE + self._minx - 1
+        entry = self._lcache.get(cell)
+        if entry is not None:
+            if entry[0] == base:
+                return entry
+            legal_tiles = entry[1]
+        else:
+            legal_tiles = []
+            region: set[int] = set()
+            for _, tile in FITS[self._keys[cell]]:
+                ok, reads = self._try_turn(cell, tile)
+                region.update(reads)
+                if ok:
+                    legal_tiles.append(tile)
+            legal_tiles = tuple(legal_tiles)
+            deps = self._deps
+            for q in region:
+                waiting = deps.get(q)
+                if waiting is None:
+                    deps[q] = [cell]
+                else:
+                    waiting.append(cell)
+        row, col = divmod(cell - base, STRIDE)
+        entry = (base, legal_tiles, tuple(Move(col, row, SYMBOL[t], t) for t in legal_tiles))
+        self._lcache[cell] = entry
+        return entry
 
     def _try_turn(self, cell: int, tile: int) -> tuple[bool, Iterable[int]]:
         """Legality of a placement and the cells the answer depends on."""
@@ -649,25 +670,20 @@ class Board:
             return [Move(0, 0, "+", 5), Move(0, 0, "/", 9)]
         # Cells are y * STRIDE + x, so sorted cells are in reading order, and
         # FITS lists the symbols in + / \ order.
-        base = (self._miny - 1) * STRIDE + self._minx - 1
-        legal = self._turn_is_legal
-        known = self._lcache.get
         keys = self._keys
-        limit = self.variant.max_size
-        if limit is not None:
-            cells = [cell for cell, _, _ in self._candidates()]
-            cells = sorted(set(cells))
+        if self.variant.max_size is not None:
+            cells = sorted({cell for cell, _, _ in self._candidates()})
         else:
             cells = sorted(keys)
-        out = []
+        cache = self._lcache.get
+        base = (self._miny - 1) * STRIDE + self._minx - 1
+        legality = self._cell_legality
+        out: list[Move] = []
         for cell in cells:
-            for sym, tile in FITS[keys[cell]]:
-                ok = known(cell * 16 + tile)
-                if ok is None:
-                    ok = legal(cell, tile)
-                if ok:
-                    row, col = divmod(cell - base, STRIDE)
-                    out.append(Move(col, row, sym, tile))
+            entry = cache(cell)
+            if entry is None or entry[0] != base:
+                entry = legality(cell)
+            out.extend(entry[2])
         return out
 
     def is_legal(self, move: str | Move) -> bool:
