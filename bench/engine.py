@@ -64,18 +64,6 @@ def replay(rounds: int) -> tuple[int, float]:
     return moves, time.perf_counter() - start
 
 
-def count(board: Board, depth: int) -> int:
-    moves = board.legal_moves()
-    if depth == 1:
-        return len(moves)
-    total = 0
-    for move in moves:
-        board.play(move)
-        total += count(board, depth - 1)
-        board.pop()
-    return total
-
-
 def grow(tiles: int, seed: int) -> Board:
     """A random looptrax game with at least ``tiles`` tiles and no result."""
     rng = random.Random(seed)
@@ -114,7 +102,7 @@ def main() -> None:
 
     for depth in range(5, args.depth + 1):
         start = time.perf_counter()
-        n = count(Board(), depth)
+        n = Board().count_sequences(depth)
         print(f"counting: depth {depth} = {n:,} in {time.perf_counter() - start:.2f} s")
 
     small, large = grow(10, 3), grow(200, 3)

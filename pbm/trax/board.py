@@ -27,9 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-from .errors import IllegalMoveError, NotationError, TraxError
+from .errors import IllegalMoveError, TraxError
 from .notation import NewNotation, OldNotation, column_letters, parse_notation
 from .outcome import Outcome
+from .variants import Variant, get_variant
 from .tiles import (
     COLOUR_NAMES,
     CONTRIB,
@@ -40,7 +41,6 @@ from .tiles import (
     FITS,
     FORCE,
     N,
-    OPPOSITE,
     ORIGIN,
     PATHS,
     STRIDE,
@@ -102,9 +102,7 @@ class Board:
     1
     """
 
-    def __init__(self, variant: str = "trax") -> None:
-        from .variants import get_variant
-
+    def __init__(self, variant: str | Variant = "trax") -> None:
         self.variant = get_variant(variant)
         self._tiles: dict[int, int] = {}
         self._ends: dict[int, int] = {}
@@ -188,15 +186,16 @@ class Board:
             y, x = divmod(cell, STRIDE)
             yield x - minx + 1, y - miny + 1, tile
 
-    def last_placed(self) -> tuple[list[tuple[int, int]], bool]:
-        """Cells (column, row) placed by the last turn; the chosen one first."""
+    def last_placed(self) -> list[tuple[int, int]]:
+        """Cells (column, row) placed by the last turn, the chosen one first,
+        then the tiles it forced; empty before the first move."""
         if not self._turns:
-            return [], False
+            return []
         out = []
         for cell in self._turns[-1].placed:
             y, x = divmod(cell, STRIDE)
             out.append((x - self._minx + 1, y - self._miny + 1))
-        return out, True
+        return out
 
     def __repr__(self) -> str:
         moves = " ".join(str(m) for m in self.moves)
@@ -685,6 +684,19 @@ class Board:
                 entry = legality(cell)
             out.extend(entry[2])
         return out
+
+    def count_sequences(self, depth: int) -> int:
+        """Number of distinct move sequences of ``depth`` turns from here
+        (the counting check: 2, 24, 432, 9568, 246888 from the empty board)."""
+        moves = self.legal_moves()
+        if depth <= 1:
+            return len(moves) if depth == 1 else 1
+        total = 0
+        for move in moves:
+            self.play(move)
+            total += self.count_sequences(depth - 1)
+            self.pop()
+        return total
 
     def is_legal(self, move: str | Move) -> bool:
         """Would :meth:`play` accept this move?"""

@@ -190,7 +190,7 @@ class _Picture:
 
 
 def _last_turn_marks(board) -> dict[tuple[int, int], str]:
-    placed, _ = board.last_placed()
+    placed = board.last_placed()
     marks = {}
     for n, cell in enumerate(placed):
         marks[cell] = CHOSEN_MARK if n == 0 else FORCED_MARK

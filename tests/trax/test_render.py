@@ -288,7 +288,7 @@ def test_without_a_legend_the_diagram_ends_with_the_column_labels(style):
 @pytest.mark.parametrize("style", STYLES)
 def test_highlight_marks_the_chosen_tile_with_a_star_and_the_forced_ones_with_an_x(style):
     board = board_of(HIGHLIGHTED["forced-tiles"])
-    placed, _ = board.last_placed()
+    placed = board.last_placed()
     assert len(placed) == 5
     text = render(board, style, highlight_last=True)
     drawn = read_full(board, text) if style == "full" else read_compact(board, text)
@@ -356,7 +356,7 @@ class OneTile:
         yield 1, 1, self.mask
 
     def last_placed(self):
-        return [], False
+        return []
 
 
 def docstring_block(first_line: str, height: int) -> list[str]:

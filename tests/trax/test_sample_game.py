@@ -112,7 +112,7 @@ def first_tile_positions(board: Board) -> list[tuple[int, int] | None]:
     positions: list[tuple[int, int] | None] = [None]
     for n in range(1, board.ply + 1):
         now = board.after(n)
-        placed, _ = now.last_placed()
+        placed = now.last_placed()
         if n == 1:
             assert len(placed) == 1
             positions.append(placed[0])
