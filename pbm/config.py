@@ -1,0 +1,584 @@
+"""The server's configuration: a TOML file read into frozen dataclasses.
+
+``load_config(path)`` reads the file with ``tomllib`` and returns a ``Config``
+with one frozen dataclass per section.  Every key is optional except a few
+inside ``[imap]`` and ``[smtp]``; an empty file, or no file at all
+(``load_config(None)``), gives the embedded default: the SQLite file
+``pbm.sqlite3``, the server's own SMTP listener on 127.0.0.1:2525, and replies
+written to the Maildir ``outbox-maildir`` because no relay is configured.
+
+``config.example.toml`` at the top of the repository documents every key.
+
+Rules of the format:
+
+- An ``[imap]`` section turns on IMAP intake and an ``[smtp]`` section turns on
+  delivery through a relay; without them ``config.imap`` / ``config.smtp`` is
+  ``None``.
+- Unknown sections and keys are refused (with the closest known name as a
+  suggestion), as are values of the wrong type or out of range.
+- Relative paths (``database``, ``maildir``) are relative to the directory of
+  the config file, or to the current directory when there is no file; a
+  leading ``~`` is the user's home.  ``Config`` holds them as absolute paths.
+- Passwords are given either in the file (``password``) or by naming an
+  environment variable that holds them (``password_env``), read when the file
+  is loaded.  They are kept in a ``Secret`` whose ``repr`` and ``str`` hide the
+  value; no error message ever quotes one.
+
+Every problem raises ``ConfigError`` (a ``ValueError``) whose message names the
+file, the section and the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import email.errors
+import hmac
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from email.headerregistry import Address
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "SECTIONS",
+    "Config",
+    "ConfigError",
+    "GamesConfig",
+    "ImapConfig",
+    "LimitsConfig",
+    "ListenConfig",
+    "OutboxConfig",
+    "Secret",
+    "ServerConfig",
+    "SmtpConfig",
+    "load_config",
+    "section_keys",
+]
+
+MIB = 1024 * 1024
+TLS_MODES = ("none", "starttls", "ssl")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+IMAP_PORTS = {"none": 143, "starttls": 143, "ssl": 993}
+SMTP_PORTS = {"none": 25, "starttls": 587, "ssl": 465}
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message says where and why.
+
+    ``path`` is the config file (``None`` without one), ``section`` and
+    ``key`` the place in it when the problem is about one.
+    """
+
+    def __init__(self, message: str, *, path: Path | None = None,
+                 section: str | None = None, key: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.section = section
+        self.key = key
+
+
+class Secret:
+    """A password: ``reveal()`` gives it; ``repr``, ``str`` and f-strings do not."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('********')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Secret):
+            return NotImplemented
+        return hmac.compare_digest(self._value.encode(), other._value.encode())
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerConfig:
+    """``[server]``: who the server is and where it keeps its state."""
+
+    address: str = "pbm@localhost"
+    name: str = "Trax PBM"
+    database: Path = Path("pbm.sqlite3")
+    admin_address: str | None = None
+    log_level: str = "INFO"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ImapConfig:
+    """``[imap]``: fetch incoming mail from a mailbox (present = turned on).
+
+    ``port`` defaults by ``tls``: 993 for ``ssl``, 143 otherwise.
+    ``password_env`` is the name of the variable the password came from, or
+    ``None`` when it was written in the file.
+    """
+
+    host: str
+    port: int
+    username: str
+    password: Secret
+    password_env: str | None = None
+    mailbox: str = "INBOX"
+    tls: str = "starttls"
+    processed_mailbox: str = "pbm/processed"
+    failed_mailbox: str = "pbm/failed"
+    poll_interval_seconds: float = 60.0
+    idle: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class SmtpConfig:
+    """``[smtp]``: send replies through this relay (present = turned on).
+
+    ``port`` defaults by ``tls``: 25 for ``none``, 587 for ``starttls``, 465
+    for ``ssl``.  Without ``username`` the relay is used without logging in
+    and ``password`` is ``None``.
+    """
+
+    host: str
+    port: int
+    username: str | None = None
+    password: Secret | None = None
+    password_env: str | None = None
+    tls: str = "starttls"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ListenConfig:
+    """``[listen]``: the server's own SMTP listener for incoming mail."""
+
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = 2525
+    max_message_bytes: int = 10 * MIB
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutboxConfig:
+    """``[outbox]``: delivery of queued replies.
+
+    ``maildir`` receives the replies when there is no ``[smtp]`` relay.
+    Failed deliveries are retried after ``retry_initial_seconds``, the wait
+    doubling each time up to ``retry_max_seconds``.
+    """
+
+    maildir: Path = Path("outbox-maildir")
+    retry_initial_seconds: float = 30.0
+    retry_max_seconds: float = 3600.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class GamesConfig:
+    """``[games]``: clocks and caps of games, in whole days.
+
+    ``default_limit`` is the number of simultaneous active games a player may
+    have until they set their own with ``<game> limit``; 0 means no limit.
+    ``vacation_days_per_year`` 0 turns the ``vacation`` command off.
+    """
+
+    nag_days: int = 7
+    forfeit_days: int = 21
+    tournament_nag_days: int = 1
+    tournament_forfeit_days: int = 7
+    vacation_days_per_year: int = 30
+    default_limit: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class LimitsConfig:
+    """``[limits]``: what one sender or one message may cost the server.
+
+    ``broadcasts_per_day`` 0 turns the ``broadcast`` command off.
+    """
+
+    max_message_bytes: int = 1 * MIB
+    max_command_lines: int = 100
+    replies_per_sender_per_day: int = 200
+    broadcasts_per_day: int = 2
+
+
+@dataclass(frozen=True, kw_only=True)
+class Config:
+    """The whole configuration; ``source`` is the file it came from, if any."""
+
+    server: ServerConfig = field(default_factory=ServerConfig)
+    imap: ImapConfig | None = None
+    smtp: SmtpConfig | None = None
+    listen: ListenConfig = field(default_factory=ListenConfig)
+    outbox: OutboxConfig = field(default_factory=OutboxConfig)
+    games: GamesConfig = field(default_factory=GamesConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
+    source: Path | None = None
+
+
+#: Section name -> dataclass; the keys of a section are its fields.
+SECTIONS: dict[str, type] = {
+    "server": ServerConfig,
+    "imap": ImapConfig,
+    "smtp": SmtpConfig,
+    "listen": ListenConfig,
+    "outbox": OutboxConfig,
+    "games": GamesConfig,
+    "limits": LimitsConfig,
+}
+
+
+def section_keys(section: str) -> tuple[str, ...]:
+    """The keys a section accepts, in the order of its dataclass."""
+    return tuple(f.name for f in dataclasses.fields(SECTIONS[section]))
+
+
+def load_config(path: str | os.PathLike[str] | None = None, *,
+                environ: Mapping[str, str] | None = None) -> Config:
+    """Read the config file at ``path`` (``None``: no file, all defaults).
+
+    ``environ`` is where ``password_env`` names are looked up (default
+    ``os.environ``).  Raises ``ConfigError`` for anything wrong with the file.
+    """
+    if environ is None:
+        environ = os.environ
+    if path is None:
+        return _build({}, source=None, base=Path.cwd(), environ=environ)
+    source = Path(path)
+    try:
+        with open(source, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as exc:
+        raise ConfigError(f"{source}: cannot read the config file: {exc.strerror}",
+                          path=source) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{source}: the config file is not UTF-8 text ({exc.reason} "
+                          f"at byte {exc.start})", path=source) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}", path=source) from None
+    return _build(data, source=source, base=source.absolute().parent, environ=environ)
+
+
+def _build(data: dict[str, Any], *, source: Path | None, base: Path,
+           environ: Mapping[str, str]) -> Config:
+    where = f"{source}: " if source is not None else ""
+    for name, value in data.items():
+        if name in SECTIONS:
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}[{name}] must be a section, got {_describe(value)}",
+                                  path=source, section=name)
+        elif isinstance(value, dict):
+            close = _closest(name, SECTIONS)
+            hint = f"; did you mean [{close}]?" if close else ""
+            raise ConfigError(f"{where}unknown section [{name}]{hint}",
+                              path=source, section=name)
+        else:
+            owners = [f"[{s}]" for s in SECTIONS if name in section_keys(s)]
+            hint = (f"; did you mean to put it under {' or '.join(owners)}?" if owners
+                    else "; every key belongs in a section such as [server]")
+            raise ConfigError(f"{where}{name} is outside any section{hint}",
+                              path=source, key=name)
+
+    def table(name: str) -> _Table:
+        return _Table(name, data.get(name, {}), where=where, source=source, base=base)
+
+    return Config(
+        server=_server(table("server")),
+        imap=_imap(table("imap"), environ) if "imap" in data else None,
+        smtp=_smtp(table("smtp"), environ) if "smtp" in data else None,
+        listen=_listen(table("listen")),
+        outbox=_outbox(table("outbox")),
+        games=_games(table("games")),
+        limits=_limits(table("limits")),
+        source=source.absolute() if source is not None else None,
+    )
+
+
+def _server(t: _Table) -> ServerConfig:
+    return ServerConfig(
+        address=t.address("address"),
+        name=t.text("name"),
+        database=t.path("database"),
+        admin_address=t.address("admin_address"),
+        log_level=t.choice("log_level", LOG_LEVELS, normalise=str.upper),
+    )
+
+
+def _imap(t: _Table, environ: Mapping[str, str]) -> ImapConfig:
+    tls = t.choice("tls", TLS_MODES)
+    password, password_env = t.password(environ, required=True)
+    config = ImapConfig(
+        host=t.text("host"),
+        port=t.port("port", default=IMAP_PORTS[tls]),
+        username=t.text("username"),
+        password=password,
+        password_env=password_env,
+        mailbox=t.text("mailbox"),
+        tls=tls,
+        processed_mailbox=t.text("processed_mailbox"),
+        failed_mailbox=t.text("failed_mailbox"),
+        poll_interval_seconds=t.seconds("poll_interval_seconds"),
+        idle=t.boolean("idle"),
+    )
+    folders = ["mailbox", "processed_mailbox", "failed_mailbox"]
+    for i, one in enumerate(folders):
+        for other in folders[i + 1:]:
+            if getattr(config, one) == getattr(config, other):
+                raise t.error(other, f"must differ from {one} "
+                                     f"(both are {getattr(config, one)!r})")
+    return config
+
+
+def _smtp(t: _Table, environ: Mapping[str, str]) -> SmtpConfig:
+    tls = t.choice("tls", TLS_MODES)
+    username = t.text("username", default=None)
+    password, password_env = t.password(environ, required=username is not None)
+    return SmtpConfig(
+        host=t.text("host"),
+        port=t.port("port", default=SMTP_PORTS[tls]),
+        username=username,
+        password=password,
+        password_env=password_env,
+        tls=tls,
+    )
+
+
+def _listen(t: _Table) -> ListenConfig:
+    return ListenConfig(
+        enabled=t.boolean("enabled"),
+        host=t.text("host"),
+        port=t.port("port"),
+        max_message_bytes=t.integer("max_message_bytes", minimum=1),
+    )
+
+
+def _outbox(t: _Table) -> OutboxConfig:
+    config = OutboxConfig(
+        maildir=t.path("maildir"),
+        retry_initial_seconds=t.seconds("retry_initial_seconds"),
+        retry_max_seconds=t.seconds("retry_max_seconds"),
+    )
+    if config.retry_max_seconds < config.retry_initial_seconds:
+        raise t.error("retry_max_seconds",
+                      f"({config.retry_max_seconds:g}) must not be less than "
+                      f"retry_initial_seconds ({config.retry_initial_seconds:g})")
+    return config
+
+
+def _games(t: _Table) -> GamesConfig:
+    config = GamesConfig(
+        nag_days=t.integer("nag_days", minimum=1),
+        forfeit_days=t.integer("forfeit_days", minimum=1),
+        tournament_nag_days=t.integer("tournament_nag_days", minimum=1),
+        tournament_forfeit_days=t.integer("tournament_forfeit_days", minimum=1),
+        vacation_days_per_year=t.integer("vacation_days_per_year", minimum=0, maximum=366),
+        default_limit=t.integer("default_limit", minimum=0),
+    )
+    for prefix in ("", "tournament_"):
+        nag = getattr(config, prefix + "nag_days")
+        forfeit = getattr(config, prefix + "forfeit_days")
+        if forfeit <= nag:
+            raise t.error(prefix + "forfeit_days",
+                          f"({forfeit}) must be greater than {prefix}nag_days ({nag})")
+    return config
+
+
+def _limits(t: _Table) -> LimitsConfig:
+    return LimitsConfig(
+        max_message_bytes=t.integer("max_message_bytes", minimum=1),
+        max_command_lines=t.integer("max_command_lines", minimum=1),
+        replies_per_sender_per_day=t.integer("replies_per_sender_per_day", minimum=1),
+        broadcasts_per_day=t.integer("broadcasts_per_day", minimum=0),
+    )
+
+
+_FROM_FIELD: Any = object()
+
+
+class _Table:
+    """One section of the file being read: typed getters with defaults taken
+    from the section's dataclass, and errors that say where."""
+
+    def __init__(self, name: str, raw: dict[str, Any], *, where: str,
+                 source: Path | None, base: Path) -> None:
+        self.name = name
+        self.raw = raw
+        self.where = where
+        self.source = source
+        self.base = base
+        self.fields = {f.name: f for f in dataclasses.fields(SECTIONS[name])}
+        for key in raw:
+            if key not in self.fields:
+                close = _closest(key, self.fields)
+                hint = f"; did you mean {close!r}?" if close else ""
+                raise ConfigError(f"{where}[{name}] unknown key {key!r}{hint}",
+                                  path=source, section=name, key=key)
+
+    def error(self, key: str, message: str) -> ConfigError:
+        """'FILE: [section] key MESSAGE'."""
+        return ConfigError(f"{self.where}[{self.name}] {key} {message}",
+                           path=self.source, section=self.name, key=key)
+
+    def _get(self, key: str, default: Any, check: Callable[[Any], Any]) -> Any:
+        if key in self.raw:
+            return check(self.raw[key])
+        if default is _FROM_FIELD:
+            default = self.fields[key].default
+        if default is dataclasses.MISSING:
+            raise self.error(key, "is required")
+        return default
+
+    def _type_error(self, key: str, expected: str, value: Any) -> ConfigError:
+        return self.error(key, f"must be {expected}, got {_describe(value)}")
+
+    def text(self, key: str, *, default: Any = _FROM_FIELD) -> Any:
+        def check(value: Any) -> str:
+            if not isinstance(value, str):
+                raise self._type_error(key, "a string", value)
+            if not value.strip():
+                raise self.error(key, "must not be empty")
+            if any(ord(c) < 32 or ord(c) == 127 for c in value):
+                raise self.error(key, f"must be one line without control characters, "
+                                      f"got {value!r}")
+            return value
+        return self._get(key, default, check)
+
+    def address(self, key: str) -> Any:
+        def check(value: Any) -> str:
+            if not isinstance(value, str):
+                raise self._type_error(key, "a mail address", value)
+            try:
+                parsed = Address(addr_spec=value)
+            except (ValueError, IndexError, email.errors.HeaderParseError):
+                parsed = None
+            if parsed is None or not parsed.username or not parsed.domain:
+                raise self.error(key, f"must be a mail address like pbm@example.org, "
+                                      f"got {value!r}")
+            return parsed.addr_spec
+        return self._get(key, _FROM_FIELD, check)
+
+    def path(self, key: str) -> Any:
+        def check(value: Any) -> Path:
+            if not isinstance(value, str):
+                raise self._type_error(key, "a path (a string)", value)
+            if not value.strip():
+                raise self.error(key, "must not be empty")
+            return Path(value)
+        relative = self._get(key, _FROM_FIELD, check)
+        return self.base / relative.expanduser()
+
+    def integer(self, key: str, *, minimum: int | None = None, maximum: int | None = None,
+                default: Any = _FROM_FIELD) -> Any:
+        def check(value: Any) -> int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise self._type_error(key, "an integer", value)
+            if minimum is not None and maximum is not None and not minimum <= value <= maximum:
+                raise self.error(key, f"must be between {minimum} and {maximum}, got {value}")
+            if minimum is not None and value < minimum:
+                wanted = {0: "zero or more", 1: "positive"}.get(minimum, f"at least {minimum}")
+                raise self.error(key, f"must be {wanted}, got {value}")
+            if maximum is not None and value > maximum:
+                raise self.error(key, f"must be at most {maximum}, got {value}")
+            return value
+        return self._get(key, default, check)
+
+    def port(self, key: str, *, default: Any = _FROM_FIELD) -> Any:
+        return self.integer(key, minimum=1, maximum=65535, default=default)
+
+    def seconds(self, key: str) -> Any:
+        def check(value: Any) -> float:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise self._type_error(key, "a number of seconds", value)
+            if not 0 < value < float("inf"):
+                raise self.error(key, f"must be a positive number of seconds, got {value}")
+            return float(value)
+        return self._get(key, _FROM_FIELD, check)
+
+    def boolean(self, key: str) -> Any:
+        def check(value: Any) -> bool:
+            if not isinstance(value, bool):
+                raise self._type_error(key, "true or false", value)
+            return value
+        return self._get(key, _FROM_FIELD, check)
+
+    def choice(self, key: str, choices: tuple[str, ...], *,
+               normalise: Callable[[str], str] = str.lower) -> Any:
+        def check(value: Any) -> str:
+            listed = ", ".join(repr(c) for c in choices)
+            if not isinstance(value, str):
+                raise self._type_error(key, f"one of {listed}", value)
+            if normalise(value) in choices:
+                return normalise(value)
+            close = _closest(normalise(value), choices)
+            hint = f"; did you mean {close!r}?" if close else ""
+            raise self.error(key, f"must be one of {listed}, got {value!r}{hint}")
+        return self._get(key, _FROM_FIELD, check)
+
+    def password(self, environ: Mapping[str, str], *,
+                 required: bool) -> tuple[Secret | None, str | None]:
+        """``password`` or ``password_env`` (exactly one when ``required``,
+        neither otherwise); returns the secret and the variable's name."""
+        given = [k for k in ("password", "password_env") if k in self.raw]
+        if len(given) == 2:
+            raise self.error("password", "and password_env are alternatives: give one of them")
+        if not required:
+            if given:
+                raise self.error(given[0], "is only used with username, which is not set")
+            return None, None
+        if not given:
+            raise self.error("password", "is required: give password, or password_env "
+                                         "naming an environment variable that holds it")
+        if given == ["password"]:
+            value = self.raw["password"]
+            if not isinstance(value, str):
+                raise self._type_error("password", "a string", _Hidden(value))
+            if not value:
+                raise self.error("password", "must not be empty")
+            return Secret(value), None
+        name = self.text("password_env")
+        if name not in environ:
+            raise self.error("password_env", f"names {name}, which is not set")
+        if not environ[name]:
+            raise self.error("password_env", f"names {name}, which is set but empty")
+        return Secret(environ[name]), name
+
+
+class _Hidden:
+    """A value to describe by its type only (it may be a password)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _describe(value: Any) -> str:
+    """A value as an error message shows it: strings quoted, TOML's names for
+    the other types, and only the type of a hidden value."""
+    hidden = isinstance(value, _Hidden)
+    if hidden:
+        value = value.value
+    if isinstance(value, bool):
+        return "a boolean" if hidden else str(value).lower()
+    if isinstance(value, str):
+        return "a string" if hidden else repr(value)
+    if isinstance(value, int):
+        return "an integer" if hidden else str(value)
+    if isinstance(value, float):
+        return "a float" if hidden else repr(value)
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    return "a date or time" if hidden else f"the date/time {value.isoformat()}"
+
+
+def _closest(word: str, known: Any) -> str | None:
+    """The known name most like ``word``, if any is close enough."""
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return close[0] if close else None
