@@ -1,0 +1,294 @@
+"""Account commands: no game type before them (``signup alice secret``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+from .spec import CommandSpec, Reader, Scope
+from .values import (
+    Password,
+    UserId,
+    read_address,
+    read_number,
+    read_password,
+    read_userid,
+)
+
+MAX_ADDRESSES = 5
+MAX_VACATION_DAYS = 365
+
+
+@dataclass(frozen=True, slots=True)
+class NoArgs:
+    """The arguments of a command that takes none."""
+
+
+@dataclass(frozen=True, slots=True)
+class HelpArgs:
+    topics: tuple[str, ...] = ()  # lower case, in the order asked; () = the index
+
+
+@dataclass(frozen=True, slots=True)
+class SignupArgs:
+    userid: UserId
+    password: Password
+    addresses: tuple[str, ...] = ()  # () = the sender's address
+
+
+@dataclass(frozen=True, slots=True)
+class AddressesArgs:
+    userid: UserId
+    password: Password
+    addresses: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChangePasswordArgs:
+    userid: UserId
+    old: Password
+    new: Password
+
+
+@dataclass(frozen=True, slots=True)
+class LoginArgs:
+    """A userid and its password, nothing else."""
+
+    userid: UserId
+    password: Password
+
+
+@dataclass(frozen=True, slots=True)
+class UseridArgs:
+    userid: UserId
+
+
+@dataclass(frozen=True, slots=True)
+class MessageArgs:
+    userid: UserId
+    password: Password
+    recipients: tuple[UserId, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AllShowArgs:
+    userid: UserId
+    selection: str | None = None  # "next", "active", or None (not said)
+
+
+@dataclass(frozen=True, slots=True)
+class VacationArgs:
+    userid: UserId
+    password: Password
+    days: int | None  # None: "off", back from vacation
+
+    @property
+    def off(self) -> bool:
+        return self.days is None
+
+
+# --- parsers --------------------------------------------------------------------------
+
+_new_password = partial(read_password, new=True)
+
+
+def parse_help(r: Reader) -> HelpArgs:
+    return HelpArgs(tuple(dict.fromkeys(w.lower() for w in r.words)))
+
+
+def _addresses(r: Reader, start: int) -> tuple[str, ...]:
+    if len(r) - start > MAX_ADDRESSES:
+        r.fail(f"an account has at most {MAX_ADDRESSES} addresses, but {len(r) - start} were given")
+    return r.read_each(start, "e-mail address", read_address, quote=True)
+
+
+def parse_signup(r: Reader) -> SignupArgs:
+    r.expect(2)
+    return SignupArgs(
+        r.read(0, "userid", read_userid), r.read(1, "password", _new_password), _addresses(r, 2)
+    )
+
+
+def parse_addresses(r: Reader) -> AddressesArgs:
+    r.expect(3)
+    return AddressesArgs(
+        r.read(0, "userid", read_userid), r.read(1, "password", read_password), _addresses(r, 2)
+    )
+
+
+def parse_change_password(r: Reader) -> ChangePasswordArgs:
+    r.expect(3, 3)
+    return ChangePasswordArgs(
+        r.read(0, "userid", read_userid),
+        r.read(1, "old password", read_password),
+        r.read(2, "new password", _new_password),
+    )
+
+
+def parse_login(r: Reader) -> LoginArgs:
+    r.expect(2, 2)
+    return LoginArgs(r.read(0, "userid", read_userid), r.read(1, "password", read_password))
+
+
+def parse_none(r: Reader) -> NoArgs:
+    r.expect(0, 0)
+    return NoArgs()
+
+
+def parse_message(r: Reader) -> MessageArgs:
+    r.expect(3)
+    return MessageArgs(
+        r.read(0, "userid", read_userid),
+        r.read(1, "password", read_password),
+        r.read_each(2, "recipient (a userid)", read_userid),
+    )
+
+
+def read_selection(r: Reader, allowed: tuple[str, ...], start: int = 0) -> tuple[int, str | None]:
+    """A trailing ``all|active|inactive|next`` (only ``allowed`` ones).
+    Returns where the words before it end, and the selection (or None)."""
+    every = ("all", "active", "inactive", "next")
+    end = len(r)
+    selection = None
+    if end > start and r.keyword(end - 1) in every:
+        selection = r.keyword(end - 1)
+        end -= 1
+        if selection not in allowed:
+            r.fail(f"{selection} cannot be used here; the choices are {', '.join(allowed)}")
+    for i in range(start, end):
+        if r.keyword(i) in every:
+            r.fail(f"{r.keyword(i)} goes at the end, after the boards and userids")
+    return end, selection
+
+
+def parse_all_show(r: Reader) -> AllShowArgs:
+    r.expect(1, 2)
+    end, selection = read_selection(r, ("next", "active"))
+    if end != 1:
+        r.fail("all show takes one userid")
+    return AllShowArgs(r.read(0, "userid", read_userid), selection)
+
+
+def parse_password_reset(r: Reader) -> UseridArgs:
+    r.expect(1, 1)
+    return UseridArgs(r.read(0, "userid", read_userid))
+
+
+def parse_vacation(r: Reader) -> VacationArgs:
+    r.expect(3, 3)
+    userid = r.read(0, "userid", read_userid)
+    password = r.read(1, "password", read_password)
+    if r.keyword(2) == "off":
+        return VacationArgs(userid, password, None)
+    days = r.read(
+        2,
+        "number of days",
+        partial(read_number, minimum=1, maximum=MAX_VACATION_DAYS, what="number of days"),
+        quote=True,
+    )
+    return VacationArgs(userid, password, days)
+
+
+ACCOUNT_SPECS = (
+    CommandSpec(
+        "help",
+        Scope.EITHER,
+        "[TOPIC ...]",
+        "help by mail: the index of topics, or the topics asked for (commands, tutorial, "
+        "notation, ratings, tournaments, a command's name ...)",
+        parse_help,
+    ),
+    CommandSpec(
+        "signup",
+        Scope.ACCOUNT,
+        "USERID PASSWORD [ADDRESS ...]",
+        "create an account; mail goes to the addresses given, or to the sender",
+        parse_signup,
+        secret_positions=(1,),
+    ),
+    CommandSpec(
+        "add",
+        Scope.ACCOUNT,
+        "USERID PASSWORD ADDRESS ...",
+        "add e-mail addresses to an account",
+        parse_addresses,
+        secret_positions=(1,),
+    ),
+    CommandSpec(
+        "change password",
+        Scope.ACCOUNT,
+        "USERID OLDPASSWORD NEWPASSWORD",
+        "change the password",
+        parse_change_password,
+        secret_positions=(1, 2),
+    ),
+    CommandSpec(
+        "change address",
+        Scope.ACCOUNT,
+        "USERID PASSWORD ADDRESS ...",
+        "replace the account's e-mail addresses",
+        parse_addresses,
+        secret_positions=(1,),
+    ),
+    CommandSpec(
+        "signoff",
+        Scope.ACCOUNT,
+        "USERID PASSWORD",
+        "stop game mail and refuse new challenges; active games go on",
+        parse_login,
+        secret_positions=(1,),
+    ),
+    CommandSpec(
+        "delete",
+        Scope.ACCOUNT,
+        "USERID PASSWORD",
+        "remove the account; its active games are forfeited",
+        parse_login,
+        secret_positions=(1,),
+    ),
+    CommandSpec(
+        "list",
+        Scope.ACCOUNT,
+        "",
+        "the game types offered, with the number of active games of each",
+        parse_none,
+    ),
+    CommandSpec(
+        "message",
+        Scope.ACCOUNT,
+        "USERID PASSWORD TOUSERID ...",
+        "send the body of the mail to those users",
+        parse_message,
+        secret_positions=(1,),
+    ),
+    CommandSpec(
+        "broadcast",
+        Scope.ACCOUNT,
+        "USERID PASSWORD",
+        "send the body of the mail to every user",
+        parse_login,
+        secret_positions=(1,),
+    ),
+    CommandSpec(
+        "all show",
+        Scope.ACCOUNT,
+        "USERID [next|active]",
+        "that user's boards in every game type",
+        parse_all_show,
+    ),
+    CommandSpec(
+        "password reset",
+        Scope.ACCOUNT,
+        "USERID",
+        "mail a one-time reset code to the account's addresses",
+        parse_password_reset,
+    ),
+    CommandSpec(
+        "vacation",
+        Scope.ACCOUNT,
+        "USERID PASSWORD DAYS|off",
+        "go on leave for some days (no reminders, no forfeits), or come back with off",
+        parse_vacation,
+        secret_positions=(1,),
+    ),
+)

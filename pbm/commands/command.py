@@ -1,0 +1,57 @@
+"""A parsed command."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from .registry import REGISTRY
+from .values import MASK, Password
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Command:
+    """One command, parsed: ``name`` is its registry name (also for an alias:
+    ``trax ratings`` has the name ``standings``), ``game`` the game type in
+    lower case (``None`` for an account command), ``args`` its arguments (a
+    frozen dataclass per command, see ``REGISTRY[name].parse``) and ``text``
+    the command as typed, blanks collapsed and passwords already replaced by
+    ``********``: the only copy of a password is the :class:`Password` in
+    ``args``, so neither ``str()``, ``repr()``, ``dataclasses.asdict()`` nor a
+    stored ``text`` can give it away.
+    """
+
+    name: str
+    game: str | None
+    args: Any
+    text: str
+
+    @property
+    def spec(self):
+        return REGISTRY[self.name]
+
+    def redacted(self) -> str:
+        """The command text with every password replaced by ``********``
+        (``text`` itself for a parsed command; a command made by hand is
+        masked here by position and by the passwords in its ``args``)."""
+        words = self.text.split()
+        spec = REGISTRY.get(self.name)
+        if spec is not None:  # by position: a word that merely equals the password stays
+            start = (1 if self.game else 0) + len(self.name.split())
+            words[start:] = spec.redact(words[start:])
+            return " ".join(words)
+        secrets = {p.reveal() for p in passwords_of(self.args)}
+        return " ".join(MASK if w in secrets else w for w in words)
+
+    def __str__(self) -> str:
+        return self.redacted()
+
+    def __repr__(self) -> str:
+        return f"Command({self.redacted()!r})"
+
+
+def passwords_of(args: Any) -> list[Password]:
+    if not dataclasses.is_dataclass(args):
+        return []
+    return [v for f in dataclasses.fields(args) if isinstance(v := getattr(args, f.name), Password)]

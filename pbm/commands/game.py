@@ -1,0 +1,454 @@
+"""Game commands: a game type first (``trax move 101 alice secret B2/``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+from .account import (
+    HelpArgs,
+    LoginArgs,
+    NoArgs,
+    parse_login,
+    parse_none,
+    read_selection,
+)
+from .spec import CommandSpec, Option, Reader, Scope
+from .values import (
+    BoardRef,
+    Password,
+    Problem,
+    UserId,
+    WrittenMove,
+    is_board_word,
+    read_board,
+    read_board_ref,
+    read_days,
+    read_move,
+    read_number,
+    read_password,
+    read_userid,
+)
+
+__all__ = ["GAME_SPECS", "HelpArgs", "LoginArgs", "NoArgs"]
+
+MAX_LIMIT = 999
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeArgs:
+    white: UserId  # the first userid: moves first
+    black: UserId
+    nag_days: float | None = None  # None: not given (the server's default applies)
+    forfeit_days: float | None = None
+    total_days: float | None = None
+    rated: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class MoveArgs:
+    """``move`` and ``submit``: one move (or resign/propose/undo/accept/reject)."""
+
+    board: int
+    userid: UserId
+    password: Password
+    move: WrittenMove
+
+
+@dataclass(frozen=True, slots=True)
+class QueueArgs:
+    """``queue``: my move, then (optionally) the reply I expect and my answer, and so on."""
+
+    board: int
+    userid: UserId
+    password: Password
+    moves: tuple[WrittenMove, ...]  # odd length: mine, theirs, mine, ...
+
+
+@dataclass(frozen=True, slots=True)
+class BoardLoginArgs:
+    """A board, a userid and its password (resign, chat, confirm)."""
+
+    board: int
+    userid: UserId
+    password: Password
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewArgs:
+    board: BoardRef | None  # None: "new", an empty board
+    moves: tuple[WrittenMove, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ShowArgs:
+    boards: tuple[BoardRef, ...] = ()
+    userids: tuple[UserId, ...] = ()
+    selection: str | None = None  # all|active|inactive|next for the userids' boards; None: not said
+
+
+@dataclass(frozen=True, slots=True)
+class ShowAsArgs:
+    userid: UserId
+    password: Password
+    boards: tuple[BoardRef, ...] = ()
+    selection: str | None = None  # all|active|next; None: not said
+
+
+@dataclass(frozen=True, slots=True)
+class GamesArgs:
+    userids: tuple[UserId, ...] = ()  # () = everybody's
+    selection: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SubscribeArgs:
+    board: int | str  # a board number, or "all": every board, present and future
+    userid: UserId
+    password: Password
+
+
+@dataclass(frozen=True, slots=True)
+class NotifyArgs:
+    userid: UserId
+    password: Password
+    boards: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LimitArgs:
+    userid: UserId
+    password: Password
+    limit: int | None = None  # None: not given
+
+
+@dataclass(frozen=True, slots=True)
+class SeekArgs:
+    userid: UserId
+    password: Password
+    opponents: int | None = None  # None: not given
+
+
+@dataclass(frozen=True, slots=True)
+class BoardArgs:
+    board: int
+
+
+# --- parsers --------------------------------------------------------------------------
+
+_board = partial(read_board)
+_tile = partial(read_move, words=False, numbered=False)
+
+
+def check_nag_before_forfeit(r: Reader, options: dict) -> None:
+    nag, forfeit = options.get("nag_days"), options.get("forfeit_days")
+    if nag is not None and forfeit is not None and nag >= forfeit:
+        r.fail("the nag time must be shorter than the forfeit time (the reminder comes first)")
+
+
+def parse_challenge(r: Reader) -> ChallengeArgs:
+    r.positionals_before_options(("first userid", "second userid"), "the two userids")
+    r.expect(2)
+    white = r.read(0, "first userid", read_userid)
+    black = r.read(1, "second userid", read_userid)
+    options = r.options(2, "the two userids")
+    check_nag_before_forfeit(r, options)
+    rated = not options.pop("unrated", False)
+    return ChallengeArgs(white, black, rated=rated, **options)
+
+
+def parse_move(r: Reader) -> MoveArgs:
+    r.expect(4, 4)
+    return MoveArgs(
+        r.read(0, "board number", read_board, quote=True),
+        r.read(1, "userid", read_userid),
+        r.read(2, "password", read_password),
+        r.read(3, "move", read_move, quote=True),
+    )
+
+
+def parse_queue(r: Reader) -> QueueArgs:
+    r.expect(4)
+    board = r.read(0, "board number", read_board, quote=True)
+    userid = r.read(1, "userid", read_userid)
+    password = r.read(2, "password", read_password)
+    moves = r.read_each(3, "move", _tile, quote=True, unique=False)
+    if len(moves) % 2 == 0:
+        r.fail(
+            f"a queued line takes turns: your move, the reply you expect, your answer ...; it ends "
+            f"with one of your own moves, but {len(moves)} moves were given"
+        )
+    return QueueArgs(board, userid, password, moves)
+
+
+def parse_board_login(r: Reader) -> BoardLoginArgs:
+    r.expect(3, 3)
+    return BoardLoginArgs(
+        r.read(0, "board number", read_board, quote=True),
+        r.read(1, "userid", read_userid),
+        r.read(2, "password", read_password),
+    )
+
+
+def parse_preview(r: Reader) -> PreviewArgs:
+    r.expect(2)
+    board = None if r.keyword(0) == "new" else r.read(0, "board (or new)", read_board_ref, quote=True)
+    return PreviewArgs(board, r.read_each(1, "move", _tile, quote=True, unique=False))
+
+
+def _boards_and_userids(r: Reader, start: int, end: int) -> tuple[tuple[BoardRef, ...], tuple[UserId, ...]]:
+    boards = []
+    userids = []
+    for i in range(start, end):
+        word = r.words[i]
+        if is_board_word(word):
+            ref = r.read(i, "board", read_board_ref, quote=True)
+            if ref not in boards:
+                boards.append(ref)
+        else:
+            userid = r.read(i, "userid", read_userid)
+            if userid not in userids:
+                userids.append(userid)
+    return tuple(boards), tuple(userids)
+
+
+def parse_show(r: Reader) -> ShowArgs:
+    r.expect(1)
+    end, selection = read_selection(r, ("all", "active", "inactive", "next"))
+    boards, userids = _boards_and_userids(r, 0, end)
+    if not boards and not userids:
+        r.fail("name a board or a userid to show")
+    if selection and not userids:
+        r.fail(f"{selection} picks among a user's boards; name the user before it")
+    return ShowArgs(boards, userids, selection)
+
+
+def parse_showas(r: Reader) -> ShowAsArgs:
+    r.expect(2)
+    userid = r.read(0, "userid", read_userid)
+    password = r.read(1, "password", read_password)
+    end, selection = read_selection(r, ("all", "active", "next"), start=2)
+    boards = r.read_each(2, "board", read_board_ref, quote=True, stop=end)
+    if boards and selection:
+        r.fail(f"give boards or {selection}, not both")
+    return ShowAsArgs(userid, password, boards, selection)
+
+
+def parse_games(r: Reader) -> GamesArgs:
+    end, selection = read_selection(r, ("all", "active", "inactive", "next"))
+    return GamesArgs(r.read_each(0, "userid", read_userid, stop=end), selection)
+
+
+def _board_or_all(word: str) -> int | str:
+    if word.lower() == "all":
+        return "all"
+    try:
+        return read_board(word)
+    except Problem as problem:
+        raise Problem(f"{problem}, or all for every board") from None
+
+
+def parse_subscribe(r: Reader) -> SubscribeArgs:
+    r.expect(3, 3)
+    return SubscribeArgs(
+        r.read(0, "board number", _board_or_all, quote=True),
+        r.read(1, "userid", read_userid),
+        r.read(2, "password", read_password),
+    )
+
+
+def parse_notify(r: Reader) -> NotifyArgs:
+    r.expect(2)
+    return NotifyArgs(
+        r.read(0, "userid", read_userid),
+        r.read(1, "password", read_password),
+        r.read_each(2, "board number", _board, quote=True),
+    )
+
+
+def _count(r: Reader, what: str):
+    r.expect(2, 3)
+    userid = r.read(0, "userid", read_userid)
+    password = r.read(1, "password", read_password)
+    number = None
+    if len(r) == 3:
+        number = r.read(2, what, partial(read_number, maximum=MAX_LIMIT, what=what), quote=True)
+    return userid, password, number
+
+
+def parse_limit(r: Reader) -> LimitArgs:
+    return LimitArgs(*_count(r, "limit"))
+
+
+def parse_seek(r: Reader) -> SeekArgs:
+    return SeekArgs(*_count(r, "number of opponents"))
+
+
+def parse_record(r: Reader) -> BoardArgs:
+    r.expect(1, 1)
+    return BoardArgs(r.read(0, "board number", read_board, quote=True))
+
+
+TIME_OPTIONS = (
+    Option("nagtime", "nag_days", read_days, "--nagtime=D"),
+    Option("forfeittime", "forfeit_days", read_days, "--forfeittime=D"),
+)
+
+GAME_SPECS = (
+    CommandSpec(
+        "challenge",
+        Scope.GAME,
+        "USERID1 USERID2 [--nagtime=D] [--forfeittime=D] [--totaltime=D] [-unrated]",
+        "start a new board between two users; the first moves first (white); D is days",
+        parse_challenge,
+        options=(
+            *TIME_OPTIONS,
+            Option("totaltime", "total_days", read_days, "--totaltime=D"),
+            Option("unrated", "unrated"),
+        ),
+    ),
+    CommandSpec(
+        "move",
+        Scope.GAME,
+        "BOARD USERID PASSWORD MOVE[#N]",
+        "play a move (new or old notation), or resign, propose (a draw), undo, accept, reject; "
+        "#N: only if it is move N",
+        parse_move,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
+        "queue",
+        Scope.GAME,
+        "BOARD USERID PASSWORD MOVE [REPLY MOVE ...]",
+        "play the move now if it is your turn, else when it comes; with expected replies, "
+        "a line of moves played while the opponent answers as expected",
+        parse_queue,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
+        "resign",
+        Scope.GAME,
+        "BOARD USERID PASSWORD",
+        "resign the game (held until your turn)",
+        parse_board_login,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
+        "chat",
+        Scope.GAME,
+        "BOARD USERID PASSWORD",
+        "send the body of the mail to the players and observers of the board",
+        parse_board_login,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
+        "submit",
+        Scope.GAME,
+        "BOARD USERID PASSWORD MOVE[#N]",
+        "show what a move would do without playing it (confirm plays it)",
+        parse_move,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
+        "confirm",
+        Scope.GAME,
+        "BOARD USERID PASSWORD",
+        "play the move submitted last",
+        parse_board_login,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
+        "preview",
+        Scope.GAME,
+        "BOARD[#N]|new MOVE ...",
+        "show the position after these moves; nothing is stored",
+        parse_preview,
+    ),
+    CommandSpec(
+        "show",
+        Scope.GAME,
+        "BOARD[#N]|USERID ... [all|active|inactive|next]",
+        "the boards given, and the boards of the users given; #N: as after move N",
+        parse_show,
+    ),
+    CommandSpec(
+        "showas",
+        Scope.GAME,
+        "USERID PASSWORD [BOARD ...|all|active|next]",
+        "boards as that player sees them (with their queued moves)",
+        parse_showas,
+        secret_positions=(1,),
+    ),
+    CommandSpec(
+        "games",
+        Scope.GAME,
+        "[USERID ...] [all|active|inactive|next]",
+        "a table of boards: number, moves, players, status",
+        parse_games,
+    ),
+    CommandSpec("standings", Scope.GAME, "", "the ratings table", parse_none, aliases=("ratings",)),
+    CommandSpec("history", Scope.GAME, "", "finished rated games, one line each", parse_none),
+    CommandSpec(
+        "subscribe",
+        Scope.GAME,
+        "BOARD|all USERID PASSWORD",
+        "watch a board (all: every board, future ones too)",
+        parse_subscribe,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
+        "unsubscribe",
+        Scope.GAME,
+        "BOARD|all USERID PASSWORD",
+        "stop watching a board",
+        parse_subscribe,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
+        "notify",
+        Scope.GAME,
+        "USERID PASSWORD [BOARD ...]",
+        "get only the results of these boards",
+        parse_notify,
+        secret_positions=(1,),
+    ),
+    CommandSpec(
+        "accept",
+        Scope.GAME,
+        "USERID PASSWORD",
+        "accept challenges of this game type",
+        parse_login,
+        secret_positions=(1,),
+    ),
+    CommandSpec(
+        "reject",
+        Scope.GAME,
+        "USERID PASSWORD",
+        "refuse all challenges of this game type",
+        parse_login,
+        secret_positions=(1,),
+    ),
+    CommandSpec(
+        "limit",
+        Scope.GAME,
+        "USERID PASSWORD [N]",
+        "the most active games you will play at once",
+        parse_limit,
+        secret_positions=(1,),
+    ),
+    CommandSpec(
+        "seek",
+        Scope.GAME,
+        "USERID PASSWORD [N]",
+        "say that you want N more opponents (shown in the standings)",
+        parse_seek,
+        secret_positions=(1,),
+    ),
+    CommandSpec(
+        "record",
+        Scope.GAME,
+        "BOARD",
+        "the game record, one move a line, with players, dates and result",
+        parse_record,
+    ),
+)

@@ -1,0 +1,260 @@
+"""A whole mail -> its commands, and the body as a comment to relay."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import overload
+
+from .command import Command, passwords_of
+from .errors import CommandError
+from .parse import looks_like_command, parse_command
+from .registry import GAMES
+from .subject import clean_line, decode_subject
+from .values import MASK
+
+MAX_COMMANDS = 100
+MAX_COMMENT_LENGTH = 4000
+SHORTENED = " [...]"
+
+_SIGNATURE = re.compile(r"--\s*")
+_ORIGINAL = re.compile(
+    r"\s*(?:-{3,}\s*(?:original message|ursprüngliche nachricht|message d'origine|mensaje original)\s*-{3,}"
+    r"|_{10,}|-{5,}\s*forwarded message\s*-{5,})\s*",
+    re.IGNORECASE,
+)
+_ATTRIBUTION = re.compile(
+    r".*(?:wrote|writes|schrieb|a écrit|escribió|ha escrito|skrev|scrisse|schreef|napisał|kirjoitti)\s*:\s*$"
+    r"|^\s*(?:on|am|le|el|den|op|il)\s.*:\s*$",
+    re.IGNORECASE,
+)
+_ATTRIBUTION_START = re.compile(r"\s*(?:on|am|le|el|den|op|il)\s", re.IGNORECASE)
+# The subjects of our own board mails ("Re: Trax Board 123 bob" is a reply, not a command).
+_BOARD_MAIL = re.compile(
+    rf"(?:new |nag: )?(?:{'|'.join(GAMES)}) (?:board \d+(?: \S+)?(?: \*\*)?|error)", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MailCommands(Sequence):
+    """The commands of one mail, in order: each a :class:`Command`, or the
+    :class:`CommandError` its line gave.  A sequence, so ``for item in ...``
+    and ``len()`` work.
+
+    ``source`` says where they came from: ``"subject"`` (the subject was the
+    command; the body is its ``comment``), ``"multiple"`` (subject
+    ``multiple``: one command a body line), ``"body"`` (the subject was no
+    command but the body began with commands; the text after them is the
+    ``comment``) or ``"none"`` (no command anywhere; no items).
+    """
+
+    items: tuple[Command | CommandError, ...] = ()
+    source: str = "none"
+    comment: str = ""
+
+    @overload
+    def __getitem__(self, index: int) -> Command | CommandError: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Command | CommandError, ...]: ...
+    def __getitem__(self, index):
+        return self.items[index]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[Command | CommandError]:
+        return iter(self.items)
+
+    @property
+    def commands(self) -> tuple[Command, ...]:
+        return tuple(i for i in self.items if isinstance(i, Command))
+
+    @property
+    def errors(self) -> tuple[CommandError, ...]:
+        return tuple(i for i in self.items if isinstance(i, CommandError))
+
+
+def _is_quoted(line: str) -> bool:
+    return line.lstrip().startswith(">")
+
+
+def _is_signature(line: str) -> bool:
+    return bool(_SIGNATURE.fullmatch(line))
+
+
+def _body_lines(body: str) -> list[str]:
+    """The body's lines, ending before the signature (``-- ``) or a quoted
+    original ("-----Original Message-----"), line breaks normalised."""
+    lines = body.splitlines()
+    for i, line in enumerate(lines):
+        if _is_signature(line) or _ORIGINAL.fullmatch(line):
+            return lines[:i]
+    return lines
+
+
+def _attribution_lines(lines: list[str], quote_at: int) -> int:
+    """How many lines before ``quote_at`` (a quoted line) are the "On ...
+    wrote:" line introducing it (0, 1 or 2 for one wrapped over two lines);
+    blank lines in between count too."""
+    i = quote_at
+    while i > 0 and not lines[i - 1].strip():
+        i -= 1
+    if i == 0 or not _ATTRIBUTION.match(lines[i - 1]):
+        return 0
+    i -= 1
+    if i > 0 and not _ATTRIBUTION_START.match(lines[i]) and _ATTRIBUTION_START.match(lines[i - 1]):
+        i -= 1
+    return quote_at - i
+
+
+def comment_text(body: str, *, max_length: int = MAX_COMMENT_LENGTH) -> str:
+    """The body as a comment to relay: up to the signature (a ``-- `` line)
+    or the first quoted block (``>`` lines, with the "On ... wrote:" line
+    before it), trailing blanks and blank lines at both ends removed, control
+    characters dropped, NFC-normalised; at most ``max_length`` characters (a shortened
+    comment ends with `` [...]``)."""
+    lines = _body_lines(body)
+    for i, line in enumerate(lines):
+        if _is_quoted(line):
+            lines = lines[: i - _attribution_lines(lines, i)]
+            break
+    kept = [
+        "".join(ch for ch in unicodedata.normalize("NFC", line) if ch.isprintable() or ch == "\t").rstrip()
+        for line in lines
+    ]
+    text = "\n".join(kept).strip("\n")
+    if len(text) > max_length:
+        if max_length <= len(SHORTENED):
+            return text[:max_length].rstrip()
+        text = text[: max_length - len(SHORTENED)].rstrip() + SHORTENED
+    return text
+
+
+def _command_lines(body: str) -> list[tuple[int, str]]:
+    """The body's lines that can hold commands, with their line numbers:
+    up to the signature, without blank lines, quoted lines, and the "On ...
+    wrote:" lines introducing quotes."""
+    lines = _body_lines(body)
+    skip: set[int] = set()
+    for i, line in enumerate(lines):
+        if _is_quoted(line):
+            skip.add(i)
+            skip.update(range(i - _attribution_lines(lines, i), i))
+    return [(i, clean_line(line)) for i, line in enumerate(lines) if i not in skip and line.strip()]
+
+
+def _parse_lines(lines: Sequence[str], max_commands: int) -> list[Command | CommandError]:
+    items: list[Command | CommandError] = []
+    for line in lines[:max_commands]:
+        try:
+            items.append(parse_command(line))
+        except CommandError as error:
+            items.append(error)
+    if len(lines) > max_commands:
+        extra = len(lines) - max_commands
+        items.append(
+            CommandError(
+                f"this mail has {len(lines)} command lines, more than the {max_commands} one mail may carry: "
+                f"the first {max_commands} were read, the last {extra} ignored; send the rest in another mail"
+            )
+        )
+    return items
+
+
+def _is_command(line: str) -> bool:
+    """A line after the first in a body read as commands: a command, or
+    meant as one (it begins with a game type); otherwise the comment begins."""
+    if line.split(" ", 1)[0].lower() in GAMES:
+        return True
+    try:
+        parse_command(line)
+    except CommandError:
+        return False
+    return True
+
+
+def is_board_mail_subject(subject: str) -> bool:
+    """Is this (decoded) subject one of our board mails' (``Trax Board 123 bob``)?"""
+    return bool(_BOARD_MAIL.fullmatch(subject))
+
+
+def parse_mail_commands(
+    subject: str,
+    body: str,
+    *,
+    max_commands: int = MAX_COMMANDS,
+    max_comment_length: int = MAX_COMMENT_LENGTH,
+) -> MailCommands:
+    """The commands of a mail, from its raw Subject header and its text body.
+
+    - Subject ``multiple``: every body line is a command (blank and quoted
+      lines skipped, up to the signature).
+    - A subject that is a command: that command; the body is its comment.
+    - Otherwise, if the body's first line is (meant as) a command: the body
+      is read as commands up to the first line that is no command, and the
+      rest is the comment (for mail from phones and web forms).
+    - Otherwise a subject meant as a command gives its error (and, as the
+      command failed, no comment); anything else gives no commands
+      (``source == "none"``).
+
+    At most ``max_commands`` lines are read; an error item at the end
+    reports the rest.  Never raises for any text.
+    """
+    line = decode_subject(subject)
+    body = body if isinstance(body, str) else ""
+    if line.lower() == "multiple":
+        lines = [text for _, text in _command_lines(body)]
+        if not lines:
+            error = CommandError(
+                "the subject is multiple, but the body has no command lines; "
+                "write one command a line, or send help"
+            )
+            return MailCommands((error,), "multiple")
+        return MailCommands(tuple(_parse_lines(lines, max_commands)), "multiple")
+    try:
+        command = parse_command(line)
+    except CommandError as error:
+        subject_error = error
+    else:
+        comment = _mask_passwords(comment_text(body, max_length=max_comment_length), [command])
+        return MailCommands((command,), "subject", comment)
+
+    numbered = _command_lines(body)
+    if numbered and numbered[0][1].lower() == "multiple":
+        numbered = numbered[1:]
+    if numbered and looks_like_command(numbered[0][1]):
+        lines = [numbered[0][1]]
+        comment_from = None
+        for number, text in numbered[1:]:
+            if not _is_command(text):
+                comment_from = number
+                break
+            lines.append(text)
+        items = tuple(_parse_lines(lines, max_commands))
+        comment = ""
+        if comment_from is not None:
+            rest = _body_lines(body)[comment_from:]
+            comment = _mask_passwords(comment_text("\n".join(rest), max_length=max_comment_length), items)
+        return MailCommands(items, "body", comment)
+
+    if line and looks_like_command(line) and not is_board_mail_subject(line):
+        return MailCommands((subject_error,), "subject")  # a failed command relays nothing
+    return MailCommands()
+
+
+def _mask_passwords(comment: str, items: Sequence[Command | CommandError]) -> str:
+    """The comment with the commands' passwords masked in the lines that
+    look like commands (people paste the command into the body too, and the
+    comment goes to the opponent).  Prose is left alone: a masked word there
+    would tell the reader which word the password is."""
+    secrets = [
+        re.escape(p.reveal()) for item in items if isinstance(item, Command) for p in passwords_of(item.args)
+    ]
+    if not secrets:
+        return comment
+    pattern = re.compile(rf"(?<!\S)(?:{'|'.join(secrets)})(?!\S)")
+    return "\n".join(
+        pattern.sub(MASK, line) if looks_like_command(line) else line for line in comment.split("\n")
+    )

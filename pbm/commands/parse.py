@@ -1,0 +1,121 @@
+"""One command line -> one :class:`Command` (or a :class:`CommandError`)."""
+
+from __future__ import annotations
+
+import difflib
+
+from .command import Command
+from .errors import CommandError
+from .registry import (
+    ACCOUNT_PHRASES,
+    COMMAND_WORDS,
+    GAME_PHRASES,
+    GAMES,
+    continuations,
+    find_spec,
+)
+from .spec import Reader, shorten
+from .subject import clean_line
+
+#: Longer lines are refused unread (a mail line is at most 998 characters).
+MAX_COMMAND_LENGTH = 1000
+
+_GAME_LIST = ", ".join(GAMES[:-1]) + " or " + GAMES[-1]
+
+
+def parse_command(text: str) -> Command:
+    """Parse one command line (a decoded subject, or a body line).
+
+    Keywords and game types may be in any case; blanks of any kind and number
+    separate words.  Raises :class:`CommandError` saying what was wrong, with
+    the usage line of the command when it was recognised.
+    """
+    line = clean_line(text)
+    if not line:
+        raise CommandError("there is no command here; send help for the list of commands")
+    if len(line) > MAX_COMMAND_LENGTH:
+        raise CommandError(
+            f"this line is {len(line)} characters long, too long for a command "
+            f"(at most {MAX_COMMAND_LENGTH}); send help for the list of commands"
+        )
+    words = line.split(" ")
+    game = words[0].lower() if words[0].lower() in GAMES else None
+    rest = words[1:] if game else words
+    if game and not rest:
+        raise CommandError(
+            f"{words[0]} needs a command after it, as in {game} show 101; "
+            f"send {game} help for the list of {game} commands",
+            game=game,
+        )
+    found = find_spec(rest, game=game is not None)
+    if found is None:
+        raise _unknown(words, game)
+    spec, n = found
+    head = len(words) - len(rest) + n
+    label = " ".join(w.lower() for w in words[:head])
+    arguments = words[head:]
+    # The text kept is redacted at once: the Password in the arguments is the only copy.
+    redacted = " ".join([*words[:head], *spec.redact(arguments)])
+    reader = Reader(spec, game, label, arguments, text=redacted)
+    return Command(spec.name, game, spec.parse(reader), redacted)
+
+
+def looks_like_command(line: str) -> bool:
+    """Does the line begin with a game type or a command word?  (Whether or
+    not the rest is right: such a line is meant as a command.)"""
+    words = clean_line(line).split(" ", 1)
+    return words[0].lower() in GAMES or words[0].lower() in COMMAND_WORDS
+
+
+def _unknown(words: list[str], game: str | None) -> CommandError:
+    """The error for a line whose command is not recognised."""
+    rest = words[1:] if game else words
+    first = rest[0].lower()
+    consumed = len(words) - len(rest) + 1
+
+    def quoted(n: int) -> str:
+        shown = " ".join(shorten(w) for w in words[:n])
+        return shown + (" ..." if len(words) > n else "")
+
+    # A command of the other scope: "trax signup ..." or "move 101 ...".
+    other = find_spec(rest, game=game is None)
+    if other is not None:
+        spec, _ = other
+        if game:
+            reason = f"{spec.name} is not a game command: leave out {words[0]}"
+        else:
+            reason = f"{spec.name} is a game command: put the game type ({_GAME_LIST}) first"
+        return CommandError(reason, usage=spec.usage(None), text=quoted(consumed), name=spec.name, game=game)
+
+    where = f"{game} " if game else ""
+    # The first word of a longer name: "change passwort", "trax tournament jion".
+    follow = continuations(first, game=game is not None)
+    if follow:
+        second = rest[1].lower() if len(rest) > 1 else None
+        hint = difflib.get_close_matches(second, follow, n=1, cutoff=0.7) if second else []
+        guess = f" (did you mean {where}{first} {hint[0]}?)" if hint else ""
+        topic = "tournaments" if first == "tournament" else "commands"
+        return CommandError(
+            f"{where}{first} is followed by one of: {', '.join(follow)}{guess}; "
+            f"send {where}help {topic} for more",
+            text=quoted(consumed + 1 if second else consumed),
+            game=game,
+        )
+
+    account_words = {w[0] for w in ACCOUNT_PHRASES}
+    game_words = {w[0] for w in GAME_PHRASES}
+    candidates = game_words if game else account_words | game_words | set(GAMES)
+    hint = difflib.get_close_matches(first, sorted(candidates), n=1, cutoff=0.7)
+    guess = ""
+    if hint:
+        needs_game = not game and hint[0] not in account_words and hint[0] not in GAMES
+        guess = f" (did you mean {'trax ' if needs_game else ''}{hint[0]}?)"
+    kind = f"a {game} command" if game else "a command"
+    return CommandError(
+        f"{shorten(rest[0])} is not {kind}{guess}; send {where}help for the list of commands",
+        text=quoted(consumed),
+        game=game,
+    )
+
+
+__all__ = ["MAX_COMMAND_LENGTH", "looks_like_command", "parse_command"]

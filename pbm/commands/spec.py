@@ -1,0 +1,270 @@
+"""What the registry knows about a command, and the reader its parser uses.
+
+A :class:`CommandSpec` holds a command's name, scope, usage, summary, where
+its passwords stand and its argument parser.  The parser gets a
+:class:`Reader` over the words after the command name and returns the
+command's arguments (a frozen dataclass).  The reader reports every mistake as
+a :class:`~pbm.commands.errors.CommandError` carrying the usage line, and it
+never quotes a password back: in a command that carries one, only boards,
+moves, addresses and option names are ever quoted; other words are named by
+their role ("the userid", "the 2nd recipient").
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn, TypeVar
+
+from .errors import CommandError
+from .values import MASK, Problem, WordProblem
+
+T = TypeVar("T")
+
+_OPTION = re.compile(r"--?([A-Za-z][A-Za-z0-9_-]*)(?:=(.*))?", re.DOTALL)
+_QUOTE_LIMIT = 40
+
+
+class Scope(enum.Enum):
+    ACCOUNT = "account"  # no game type before it: ``signup alice secret``
+    GAME = "game"  # a game type first: ``trax move 101 alice secret B2/``
+    EITHER = "either"  # both: ``help`` and ``trax help``
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """An option such as ``--nagtime=D``: its ``name``, the ``field`` of the
+    arguments it sets, and how its value is read (``None`` for a flag).
+    ``-name`` and ``--name`` are the same option; names ignore case."""
+
+    name: str
+    field: str
+    read: Callable[[str], Any] | None = None
+    spelled: str = ""  # as the usage line writes it: "--nagtime=D"
+
+    def __str__(self) -> str:
+        return self.spelled or f"-{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class CommandSpec:
+    """One command of the language.
+
+    ``arguments`` is the usage line after the command name (upper case for
+    what the player fills in); ``secret_positions`` are the indexes, among
+    the words after the name, of the passwords; ``parse`` reads those words.
+    """
+
+    name: str
+    scope: Scope
+    arguments: str
+    summary: str
+    parse: Callable[[Reader], Any]
+    secret_positions: tuple[int, ...] = ()
+    aliases: tuple[str, ...] = ()
+    options: tuple[Option, ...] = ()
+
+    def usage(self, game: str | None = None) -> str:
+        """The usage line; for a game command ``game`` fills in the game type
+        (``<game>`` when it is ``None``)."""
+        if self.scope is Scope.GAME:
+            head = f"{game or '<game>'} {self.name}"
+        elif self.scope is Scope.EITHER and game:
+            head = f"{game} {self.name}"
+        else:
+            head = self.name
+        return f"{head} {self.arguments}".rstrip()
+
+    @property
+    def is_game_command(self) -> bool:
+        return self.scope is not Scope.ACCOUNT
+
+    @property
+    def takes_password(self) -> bool:
+        return bool(self.secret_positions)
+
+    def redact(self, words: Sequence[str]) -> list[str]:
+        """The words after the name with the passwords replaced by ``********``."""
+        return [MASK if i in self.secret_positions else w for i, w in enumerate(words)]
+
+
+def ordinal(n: int) -> str:
+    if 10 <= n % 100 <= 20:
+        suffix = "th"
+    else:
+        suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def shorten(word: str) -> str:
+    return word if len(word) <= _QUOTE_LIMIT else word[: _QUOTE_LIMIT - 3] + "..."
+
+
+class Reader:
+    """The words after a command's name, read by role."""
+
+    def __init__(
+        self, spec: CommandSpec, game: str | None, label: str, words: Sequence[str], *, text: str
+    ) -> None:
+        self.spec = spec
+        self.game = game
+        self.label = label  # the command as typed: "trax move"
+        self.words = tuple(words)
+        self.text = text  # the redacted command, for errors
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    # --- failing ------------------------------------------------------------------
+
+    def fail(self, reason: str) -> NoReturn:
+        raise CommandError(
+            self._scrub(reason),
+            usage=self.spec.usage(self.game),
+            text=self.text,
+            name=self.spec.name,
+            game=self.game,
+        )
+
+    def _scrub(self, reason: str) -> str:
+        """The last line of defence: a word standing where a password stands
+        never appears in a message, even if some message tried to quote it."""
+        for i in self.spec.secret_positions:
+            if i < len(self.words) and self.words[i]:
+                secret = re.escape(self.words[i])
+                reason = re.sub(rf"(?<![^\s\"'(\[]){secret}(?![^\s\"'),.;:\]])", MASK, reason)
+        return reason
+
+    def may_quote(self) -> bool:
+        """Words other than boards, moves, addresses and options are quoted
+        back only in commands that carry no password."""
+        return not self.spec.takes_password
+
+    # --- counting -------------------------------------------------------------------
+
+    def expect(self, minimum: int, maximum: int | None = None) -> None:
+        """Fail unless there are ``minimum`` to ``maximum`` words (None: no limit)."""
+        n = len(self.words)
+        if n < minimum:
+            exactly = "" if maximum == minimum else "at least "
+            given = "none was given" if n == 0 else f"only {n} {'was' if n == 1 else 'were'} given"
+            self.fail(f"{self.label} needs {exactly}{plural(minimum, 'word')} after it, but {given}")
+        if maximum is not None and n > maximum:
+            if maximum == 0:
+                reason = f"{self.label} takes no words after it, but {n} {'was' if n == 1 else 'were'} given"
+            else:
+                exactly = "" if maximum == minimum else "at most "
+                reason = f"{self.label} takes {exactly}{plural(maximum, 'word')} after it, but {n} were given"
+            if self.may_quote():
+                extra = " ".join(self.words[maximum:])
+                reason += f" (too many: {shorten(extra)})"
+            self.fail(reason)
+
+    # --- one word by role -----------------------------------------------------------
+
+    def read(self, index: int, role: str, reader: Callable[[str], T], *, quote: bool | None = None) -> T:
+        """Read word ``index`` with ``reader``; on a problem, fail naming the
+        word (when it may be quoted) or its role."""
+        word = self.words[index]
+        try:
+            return reader(word)
+        except Problem as problem:
+            if quote is None:
+                quote = self.may_quote()
+            if index in self.spec.secret_positions:
+                quote = False
+            self._fail_word(word, role, problem, quote)
+
+    def read_each(
+        self,
+        start: int,
+        role: str,
+        reader: Callable[[str], T],
+        *,
+        quote: bool | None = None,
+        stop: int | None = None,
+        unique: bool = True,
+    ) -> tuple[T, ...]:
+        """Read words ``start`` .. ``stop`` (default: the end) each with
+        ``reader``; with ``unique``, repeats are dropped (the first stays)."""
+        out: list[T] = []
+        end = len(self.words) if stop is None else stop
+        for i in range(start, end):
+            try:
+                value = reader(self.words[i])
+            except Problem as problem:
+                may = (self.may_quote() if quote is None else quote) and i not in self.spec.secret_positions
+                self._fail_word(self.words[i], role, problem, may, f"{ordinal(i - start + 1)} ")
+            if not unique or value not in out:
+                out.append(value)
+        return tuple(out)
+
+    def _fail_word(self, word: str, role: str, problem: Problem, quote: bool, nth: str = "") -> NoReturn:
+        """Fail for a word ``reader`` refused: quoting it, or naming it by its
+        role (``nth`` counts it among several: "the 2nd recipient")."""
+        if isinstance(problem, WordProblem):  # its text quotes the word
+            self.fail(str(problem) if quote else f"the {nth}{role} is not valid")
+        if quote:
+            self.fail(f"{shorten(word)} is not a valid {role}: {problem}")
+        self.fail(f"the {nth}{role} is not valid: {problem}")
+
+    def keyword(self, index: int) -> str:
+        return self.words[index].lower()
+
+    # --- options --------------------------------------------------------------------
+
+    def options(self, start: int, after: str) -> dict[str, Any]:
+        """Read the spec's options from word ``start`` on; every word there
+        must be one.  ``after`` names what the options follow (for messages).
+        Returns field -> value for the options given (flags -> True)."""
+        known = {o.name: o for o in self.spec.options}
+        listed = ", ".join(str(o) for o in self.spec.options)
+        found: dict[str, Any] = {}
+        for i in range(start, len(self.words)):
+            word = self.words[i]
+            match = _OPTION.fullmatch(word)
+            if not match:
+                if self.may_quote():
+                    self.fail(
+                        f"{shorten(word)} is not an option: options begin with - and come after {after}"
+                    )
+                self.fail(
+                    f"the {ordinal(i + 1)} word after {self.label} is not an option: "
+                    f"options begin with - and come after {after}"
+                )
+            name, value = match.group(1).lower(), match.group(2)
+            option = known.get(name)
+            if option is None:
+                hint = difflib.get_close_matches(name, list(known), n=1, cutoff=0.7)
+                guess = f" (did you mean {known[hint[0]]}?)" if hint else ""
+                self.fail(
+                    f"{shorten(word)} is not an option of {self.label}{guess}; the options are {listed}"
+                )
+            if option.field in found:
+                self.fail(f"the option {option} is given twice")
+            if option.read is None:
+                if value is not None:
+                    self.fail(f"the option -{option.name} takes no value")
+                found[option.field] = True
+                continue
+            if not value:
+                self.fail(f"the option {shorten(word)} needs a value: {option}")
+            try:
+                found[option.field] = option.read(value)
+            except Problem as problem:
+                self.fail(f"{shorten(word)}: {problem}")
+        return found
+
+    def positionals_before_options(self, roles: Sequence[str], after: str) -> None:
+        """Fail if one of the first words, which must be the ``roles``, begins
+        with ``-`` (the player left a word out before the options)."""
+        for i, role in enumerate(roles):
+            if i < len(self.words) and self.words[i].startswith("-"):
+                self.fail(f"the {role} is missing: options go at the end, after {after}")

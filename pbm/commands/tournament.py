@@ -1,0 +1,229 @@
+"""Tournament commands (``trax tournament create ETC26 alice secret -format=pools``)."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from functools import partial
+
+from .account import NoArgs, parse_none
+from .game import TIME_OPTIONS, check_nag_before_forfeit
+from .spec import CommandSpec, Option, Reader, Scope
+from .values import (
+    Password,
+    Problem,
+    TournamentName,
+    UserId,
+    read_board,
+    read_date,
+    read_number,
+    read_password,
+    read_tournament_name,
+    read_userid,
+)
+
+__all__ = ["TOURNAMENT_SPECS", "NoArgs"]
+
+FORMATS = ("roundrobin", "double", "swiss", "knockout", "pools")
+RESULTS = ("white", "black", "draw")
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentCreateArgs:
+    name: TournamentName
+    userid: UserId  # the director
+    password: Password
+    format: str | None = None  # one of FORMATS; None: not given
+    rounds: int | None = None  # swiss only
+    pool_size: int | None = None  # pools only
+    advance: int | None = None  # pools only: how many of each pool reach the final
+    nag_days: float | None = None
+    forfeit_days: float | None = None
+    rated: bool = True
+    max_players: int | None = None
+    start: datetime.date | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentLoginArgs:
+    """A tournament, a userid and its password (join, leave, start, pair, announce)."""
+
+    name: TournamentName
+    userid: UserId
+    password: Password
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentArgs:
+    name: TournamentName
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentWithdrawArgs:
+    name: TournamentName
+    userid: UserId  # the director
+    password: Password
+    player: UserId
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentResultArgs:
+    name: TournamentName
+    userid: UserId  # the director
+    password: Password
+    board: int
+    result: str  # white, black or draw
+
+
+def _format(word: str) -> str:
+    value = word.lower()
+    if value not in FORMATS:
+        raise Problem(f"the formats are {', '.join(FORMATS)}")
+    return value
+
+
+def _count(minimum: int, what: str):
+    return partial(read_number, minimum=minimum, maximum=10_000, what=what)
+
+
+CREATE_OPTIONS = (
+    Option("format", "format", _format, "-format=roundrobin|double|swiss|knockout|pools"),
+    Option("rounds", "rounds", _count(1, "number of rounds"), "-rounds=N"),
+    Option("poolsize", "pool_size", _count(2, "pool size"), "-poolsize=N"),
+    Option("advance", "advance", _count(1, "number advancing"), "-advance=N"),
+    *TIME_OPTIONS,
+    Option("unrated", "unrated"),
+    Option("maxplayers", "max_players", _count(2, "number of players"), "-maxplayers=N"),
+    Option("start", "start", read_date, "-start=YYYY-MM-DD"),
+)
+
+
+def _login(r: Reader) -> tuple[TournamentName, UserId, Password]:
+    return (
+        r.read(0, "tournament name", read_tournament_name, quote=True),
+        r.read(1, "userid", read_userid),
+        r.read(2, "password", read_password),
+    )
+
+
+def parse_create(r: Reader) -> TournamentCreateArgs:
+    r.positionals_before_options(("tournament name", "userid", "password"), "NAME USERID PASSWORD")
+    r.expect(3)
+    name, userid, password = _login(r)
+    options = r.options(3, "NAME USERID PASSWORD")
+    check_nag_before_forfeit(r, options)
+    fmt = options.get("format")
+    if "rounds" in options and fmt != "swiss":
+        r.fail("-rounds is for -format=swiss (a round robin has as many rounds as it needs)")
+    for field, option in (("pool_size", "-poolsize"), ("advance", "-advance")):
+        if field in options and fmt != "pools":
+            r.fail(f"{option} is for -format=pools")
+    advance, pool_size = options.get("advance"), options.get("pool_size")
+    if advance is not None and pool_size is not None and advance >= pool_size:
+        r.fail("-advance must be smaller than -poolsize (some players of each pool stay behind)")
+    rated = not options.pop("unrated", False)
+    return TournamentCreateArgs(name, userid, password, rated=rated, **options)
+
+
+def parse_login(r: Reader) -> TournamentLoginArgs:
+    r.expect(3, 3)
+    return TournamentLoginArgs(*_login(r))
+
+
+def parse_show(r: Reader) -> TournamentArgs:
+    r.expect(1, 1)
+    return TournamentArgs(r.read(0, "tournament name", read_tournament_name, quote=True))
+
+
+def parse_withdraw(r: Reader) -> TournamentWithdrawArgs:
+    r.expect(4, 4)
+    return TournamentWithdrawArgs(*_login(r), r.read(3, "player (a userid)", read_userid))
+
+
+def parse_result(r: Reader) -> TournamentResultArgs:
+    r.expect(5, 5)
+    name, userid, password = _login(r)
+    board = r.read(3, "board number", read_board, quote=True)
+    result = r.keyword(4)
+    if result not in RESULTS:
+        r.fail("the result is white, black or draw (who won, or a draw)")
+    return TournamentResultArgs(name, userid, password, board, result)
+
+
+TOURNAMENT_SPECS = (
+    CommandSpec(
+        "tournament create",
+        Scope.GAME,
+        "NAME USERID PASSWORD [OPTIONS]",
+        "create a tournament and direct it; options: " + " ".join(map(str, CREATE_OPTIONS)),
+        parse_create,
+        secret_positions=(2,),
+        options=CREATE_OPTIONS,
+    ),
+    CommandSpec(
+        "tournament join",
+        Scope.GAME,
+        "NAME USERID PASSWORD",
+        "enter a tournament before it starts",
+        parse_login,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
+        "tournament leave",
+        Scope.GAME,
+        "NAME USERID PASSWORD",
+        "withdraw from a tournament before it starts",
+        parse_login,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
+        "tournament start",
+        Scope.GAME,
+        "NAME USERID PASSWORD",
+        "(director) close the entries, pair, create the boards",
+        parse_login,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
+        "tournament show",
+        Scope.GAME,
+        "NAME",
+        "standings, crosstable, rounds and games in progress",
+        parse_show,
+    ),
+    CommandSpec(
+        "tournament list", Scope.GAME, "", "tournaments open for entry, running and finished", parse_none
+    ),
+    CommandSpec(
+        "tournament withdraw",
+        Scope.GAME,
+        "NAME USERID PASSWORD PLAYER",
+        "(director) remove a player; their unplayed games are forfeited",
+        parse_withdraw,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
+        "tournament result",
+        Scope.GAME,
+        "NAME USERID PASSWORD BOARD white|black|draw",
+        "(director) decide the result of a board",
+        parse_result,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
+        "tournament pair",
+        Scope.GAME,
+        "NAME USERID PASSWORD",
+        "(director) pair the next round now",
+        parse_login,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
+        "tournament announce",
+        Scope.GAME,
+        "NAME USERID PASSWORD",
+        "(director) send the body of the mail to every entrant",
+        parse_login,
+        secret_positions=(2,),
+    ),
+)

@@ -1,0 +1,306 @@
+"""The values inside commands: userids, passwords, boards, moves, names.
+
+Each ``read_*`` function turns one word into a value or raises
+:class:`Problem`, whose text says what is wrong *without repeating the word*
+(the caller decides whether the word may be quoted back: a password never is).
+"""
+
+from __future__ import annotations
+
+import datetime
+import hmac
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from pbm.trax import NotationError, parse_notation
+from pbm.trax.notation import NewNotation, OldNotation
+
+USERID_MAX_LENGTH = 32
+PASSWORD_MAX_LENGTH = 64
+TOURNAMENT_NAME_MAX_LENGTH = 20
+FIRST_BOARD = 101
+MASK = "********"
+
+#: Words the commands use in the places where userids or boards can stand.
+RESERVED_WORDS = frozenset({"all", "active", "inactive", "next", "new"})
+#: The words a ``move`` command accepts instead of a move.
+MOVE_WORDS = ("resign", "propose", "undo", "accept", "reject")
+
+_ASCII_DIGITS = re.compile(r"[0-9]+")
+_QUOTES = frozenset("\"'`")
+_TOURNAMENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_ADDRESS = re.compile(r"[^@\s\"'<>(),;:\[\]]+@[^@\s\"'<>(),;:\[\]]+\.[^@\s\"'<>(),;:\[\]]+")
+_NUMBER_DIGITS = 9  # no board, move number or count needs more
+
+
+class Problem(ValueError):
+    """What is wrong with a word, in words that do not repeat it."""
+
+
+class WordProblem(Problem):
+    """A problem whose text already names the word (the engine's notation
+    errors: "B2x is not Trax notation; ..."); only for words that may be
+    quoted back."""
+
+
+def _is_quote(ch: str) -> bool:
+    return ch in _QUOTES or unicodedata.category(ch) in ("Pi", "Pf")
+
+
+def _bad_character(word: str, extra: str = "") -> bool:
+    """Blanks, quotes, colons, control characters (and any of ``extra``)."""
+    return any(
+        ch.isspace() or _is_quote(ch) or ch == ":" or ch in extra or not ch.isprintable() for ch in word
+    )
+
+
+def fold(word: str) -> str:
+    """The case-insensitive key of a name: NFKC-normalised, case-folded."""
+    return unicodedata.normalize("NFKC", word).casefold()
+
+
+@dataclass(frozen=True, slots=True)
+class UserId:
+    """A userid: ``typed`` as the player wrote it, ``key`` for comparing.
+
+    Two userids are equal when their keys are (case does not matter)."""
+
+    typed: str = field(compare=False)
+    key: str
+
+    @classmethod
+    def of(cls, word: str) -> UserId:
+        return cls(word, fold(word))
+
+    def __str__(self) -> str:
+        return self.typed
+
+    def __repr__(self) -> str:
+        return f"UserId({self.typed!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentName:
+    """A tournament's name: ``typed`` as written, ``key`` for comparing."""
+
+    typed: str = field(compare=False)
+    key: str
+
+    @classmethod
+    def of(cls, word: str) -> TournamentName:
+        return cls(word, fold(word))
+
+    def __str__(self) -> str:
+        return self.typed
+
+    def __repr__(self) -> str:
+        return f"TournamentName({self.typed!r})"
+
+
+class Password:
+    """A password, kept exactly as typed, that never shows itself.
+
+    ``str()`` and ``repr()`` give ``********``; :meth:`reveal` gives the text
+    (for checking it against the stored hash, nothing else).  Deliberately not
+    a dataclass, so ``dataclasses.asdict`` keeps it wrapped.
+    """
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Password):
+            return NotImplemented
+        return hmac.compare_digest(
+            self._value.encode("utf-8", "surrogatepass"), other._value.encode("utf-8", "surrogatepass")
+        )
+
+    def __hash__(self) -> int:
+        return hash((Password, self._value))
+
+    def __str__(self) -> str:
+        return MASK
+
+    def __repr__(self) -> str:
+        return f"Password({MASK!r})"
+
+    def __reduce__(self):  # pickling keeps the value; printing never does
+        return (Password, (self._value,))
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRef:
+    """A board number, optionally ``#N``: the board as it was after move N."""
+
+    number: int
+    after: int | None = None
+
+    def __str__(self) -> str:
+        return str(self.number) if self.after is None else f"{self.number}#{self.after}"
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenMove:
+    """A move as written in a command, before any board has seen it.
+
+    Either ``notation`` (a tile, in the new or old notation) or ``word`` (one
+    of :data:`MOVE_WORDS`) is set.  ``number`` is the ``#N`` guard: the move
+    is only to be played if it would be move N of the game.
+    """
+
+    notation: NewNotation | OldNotation | None = None
+    word: str | None = None
+    number: int | None = None
+
+    def __post_init__(self) -> None:
+        if (self.notation is None) == (self.word is None):
+            raise ValueError("a WrittenMove is either a notation or a word")
+
+    @property
+    def is_tile(self) -> bool:
+        return self.notation is not None
+
+    def __str__(self) -> str:
+        text = str(self.notation) if self.notation is not None else str(self.word)
+        return text if self.number is None else f"{text}#{self.number}"
+
+
+# --- readers: one word -> one value, or Problem ------------------------------------------
+
+
+def read_userid(word: str) -> UserId:
+    if len(word) > USERID_MAX_LENGTH:
+        raise Problem(f"a userid is at most {USERID_MAX_LENGTH} characters long")
+    if _bad_character(word, "#"):
+        raise Problem("a userid has no blanks, quotes, colons, # or control characters in it")
+    if word.startswith("-"):
+        raise Problem("a userid does not begin with - (that is how options begin)")
+    if word.isdecimal():
+        raise Problem("a userid is not just digits (a number is read as a board)")
+    if fold(word) in RESERVED_WORDS:
+        raise Problem("all, active, inactive, next and new are words of the commands, not userids")
+    return UserId.of(word)
+
+
+def read_password(word: str, *, new: bool = False) -> Password:
+    """A password; ``new`` for one being chosen (signup, change password)."""
+    if len(word) > PASSWORD_MAX_LENGTH:
+        raise Problem(f"a password is at most {PASSWORD_MAX_LENGTH} characters long")
+    if _bad_character(word):
+        raise Problem("a password has no blanks, quotes, colons or control characters in it")
+    if word.startswith("-"):
+        raise Problem("a password does not begin with - (that is how options begin)")
+    if new and looks_like_address(word):
+        raise Problem("it looks like an e-mail address; is the password missing?")
+    return Password(word)
+
+
+def read_number(word: str, *, minimum: int = 0, maximum: int | None = None, what: str = "number") -> int:
+    """A whole number written in ASCII digits, within bounds."""
+    if not _ASCII_DIGITS.fullmatch(word):
+        raise Problem(f"a {what} is a whole number written in digits")
+    if len(word.lstrip("0")) > _NUMBER_DIGITS:
+        raise Problem(f"that {what} is far too large")
+    value = int(word)
+    if value < minimum:
+        raise Problem(f"a {what} is at least {minimum}")
+    if maximum is not None and value > maximum:
+        raise Problem(f"a {what} is at most {maximum}")
+    return value
+
+
+def is_board_word(word: str) -> bool:
+    """Does this word name a board (digits, maybe ``#N``), not a userid?"""
+    return bool(re.fullmatch(r"[0-9]+(#.*)?", word))
+
+
+def read_board(word: str) -> int:
+    if not _ASCII_DIGITS.fullmatch(word):
+        raise Problem(f"a board is a number (boards are numbered from {FIRST_BOARD})")
+    return read_number(word, minimum=FIRST_BOARD, what="board number")
+
+
+def read_board_ref(word: str) -> BoardRef:
+    """``101`` or ``101#5`` (the board as it was after move 5; ``#0`` is empty)."""
+    number, hash_sign, after = word.partition("#")
+    board = read_board(number)
+    if not hash_sign:
+        return BoardRef(board)
+    if not after:
+        raise Problem("after # comes a move number, as in 101#5")
+    return BoardRef(board, read_number(after, what="move number after #"))
+
+
+def read_move(word: str, *, words: bool = True, numbered: bool = True) -> WrittenMove:
+    """A tile in either notation, or (with ``words``) resign/propose/undo/accept/reject;
+    with ``numbered`` a ``#N`` suffix is allowed."""
+    text, hash_sign, after = word.partition("#")
+    number = None
+    if hash_sign:
+        if not numbered:
+            raise Problem("these moves carry no #N")
+        if not after:
+            raise Problem("after # comes the number the move would have, as in B2/#5")
+        number = read_number(after, minimum=1, what="move number after #")
+    lowered = text.lower()
+    if lowered in MOVE_WORDS:
+        if not words:
+            raise Problem(f"only tiles can be given here, not {lowered}")
+        return WrittenMove(word=lowered, number=number)
+    try:
+        notation = parse_notation(text)
+    except NotationError as exc:
+        if words:
+            raise WordProblem(f"{exc}; instead of a move you may write {', '.join(MOVE_WORDS)}") from None
+        raise WordProblem(str(exc)) from None
+    return WrittenMove(notation=notation, number=number)
+
+
+def read_days(word: str, *, maximum: float = 3650) -> float:
+    """A positive number of days; a decimal point (or comma) is allowed."""
+    text = word.replace(",", ".")
+    if not re.fullmatch(r"[0-9]{1,6}(\.[0-9]{1,6})?|\.[0-9]{1,6}", text):
+        raise Problem("a time is a number of days, like 3 or 1.5")
+    value = float(text)
+    if value <= 0:
+        raise Problem("a time is more than 0 days")
+    if value > maximum:
+        raise Problem(f"a time is at most {maximum:g} days")
+    return value
+
+
+def read_date(word: str) -> datetime.date:
+    if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", word):
+        raise Problem("a date is written YYYY-MM-DD, like 2026-01-15")
+    try:
+        return datetime.date.fromisoformat(word)
+    except ValueError:
+        raise Problem("that date does not exist") from None
+
+
+def read_tournament_name(word: str) -> TournamentName:
+    if len(word) > TOURNAMENT_NAME_MAX_LENGTH:
+        raise Problem(f"a tournament name is at most {TOURNAMENT_NAME_MAX_LENGTH} characters long")
+    if not _TOURNAMENT_NAME.fullmatch(word):
+        raise Problem("a tournament name is letters, digits and _, beginning with a letter")
+    return TournamentName.of(word)
+
+
+def looks_like_address(word: str) -> bool:
+    return bool(_ADDRESS.fullmatch(word))
+
+
+def read_address(word: str) -> str:
+    """An e-mail address; ``<...>`` around it and a comma after it are dropped."""
+    text = word.rstrip(",;")
+    if text.startswith("<") and text.endswith(">"):
+        text = text[1:-1]
+    if not looks_like_address(text) or not text.isprintable():
+        raise Problem("an e-mail address looks like name@example.org")
+    return text

@@ -1,0 +1,405 @@
+"""Every way a command can be written wrongly: the message says what was wrong
+in plain words and carries the usage line of the command."""
+
+import pytest
+
+from pbm.commands import REGISTRY, CommandError, parse_command, usage
+
+MOVE = usage("move")
+CHALLENGE = usage("challenge")
+CREATE = usage("tournament create")
+
+
+def error_of(line: str) -> CommandError:
+    with pytest.raises(CommandError) as caught:
+        parse_command(line)
+    return caught.value
+
+
+# (line, words the reason must contain, usage line or None)
+CASES = [
+    # --- counting words
+    ("trax move", ["trax move needs 4 words after it, but none was given"], MOVE),
+    ("trax move 101", ["only 1 was given"], MOVE),
+    ("trax move 101 alice s3cret", ["trax move needs 4 words after it, but only 3 were given"], MOVE),
+    ("trax move 101 alice s3cret B2/ C3+", ["trax move takes 4 words after it, but 5 were given"], MOVE),
+    ("signup alice", ["signup needs at least 2 words after it"], usage("signup")),
+    ("list everything", ["list takes no words after it, but 1 was given (too many: everything)"], "list"),
+    (
+        "trax standings all of them",
+        ["takes no words after it, but 3 were given (too many: all of them)"],
+        usage("standings"),
+    ),
+    (
+        "trax record 101 102",
+        ["trax record takes 1 word after it, but 2 were given (too many: 102)"],
+        usage("record"),
+    ),
+    (
+        "trax limit alice s3cret 3 4",
+        ["trax limit takes at most 3 words after it, but 4 were given"],
+        usage("limit"),
+    ),
+    ("all show alice bob", ["all show takes one userid"], usage("all show")),
+    # --- userids
+    (
+        "trax show al:ice",
+        ["al:ice is not a valid userid", "no blanks, quotes, colons, # or control"],
+        usage("show"),
+    ),
+    ('trax show "alice"', ["is not a valid userid", "quotes"], usage("show")),
+    ("trax show ‘alice’", ["is not a valid userid", "quotes"], usage("show")),
+    ("trax show alice#3", ["alice#3 is not a valid userid", "#"], usage("show")),
+    ("trax games -alice", ["-alice is not a valid userid", "does not begin with -"], usage("games")),
+    ("trax games " + "a" * 33, ["is not a valid userid", "at most 32 characters"], usage("games")),
+    ("trax games ١٠١", ["is not a valid userid", "not just digits"], usage("games")),
+    ("trax games new", ["new is not a valid userid", "words of the commands, not userids"], usage("games")),
+    ("signup 1234 s3cret", ["the userid is not valid", "not just digits"], usage("signup")),
+    ("signup all s3cret", ["the userid is not valid", "not userids"], usage("signup")),
+    ("trax move 101 al'ice s3cret B2/", ["the userid is not valid", "quotes"], MOVE),
+    (
+        "message alice s3cret bob ca:rol",
+        ["the 2nd recipient (a userid) is not valid", "colons"],
+        usage("message"),
+    ),
+    (
+        "trax tournament withdraw ETC alice s3cret 42",
+        ["the player (a userid) is not valid", "digits"],
+        usage("tournament withdraw"),
+    ),
+    ("trax challenge alice 42", ["42 is not a valid second userid: a userid is not just digits"], CHALLENGE),
+    # --- passwords
+    ("signup alice s3:cret", ["the password is not valid", "colons"], usage("signup")),
+    ("signup alice -s3cret", ["the password is not valid", "does not begin with -"], usage("signup")),
+    ("signup alice " + "p" * 65, ["the password is not valid", "at most 64 characters"], usage("signup")),
+    (
+        "signup alice alice@example.org",
+        ["the password is not valid", "looks like an e-mail address", "is the password missing?"],
+        usage("signup"),
+    ),
+    (
+        "change password alice old new@example.org",
+        ["the new password is not valid", "e-mail address"],
+        usage("change password"),
+    ),
+    ('change password alice o"ld new', ["the old password is not valid", "quotes"], usage("change password")),
+    # --- boards
+    ("trax record 99", ["99 is not a valid board number: a board number is at least 101"], usage("record")),
+    ("trax record one", ["one is not a valid board number", "boards are numbered from 101"], usage("record")),
+    ("trax record 1234567890123", ["far too large"], usage("record")),
+    ("trax move 1o1 alice s3cret B2/", ["1o1 is not a valid board number"], MOVE),
+    ("trax show 101#", ["101# is not a valid board", "after # comes a move number"], usage("show")),
+    (
+        "trax show 101#x",
+        ["101#x is not a valid board", "move number after # is a whole number"],
+        usage("show"),
+    ),
+    ("trax show 100", ["100 is not a valid board", "at least 101"], usage("show")),
+    (
+        "trax subscribe 12 alice s3cret",
+        ["12 is not a valid board number", "or all for every board"],
+        usage("subscribe"),
+    ),
+    ("trax notify alice s3cret 101 x", ["x is not a valid board number"], usage("notify")),
+    ("trax showas alice s3cret 101 50", ["50 is not a valid board"], usage("showas")),
+    ("trax preview 5 B2/", ["5 is not a valid board (or new)"], usage("preview")),
+    (
+        "trax tournament result ETC alice s3cret A3 draw",
+        ["A3 is not a valid board number"],
+        usage("tournament result"),
+    ),
+    # --- moves
+    (
+        "trax move 101 alice s3cret B2x",
+        [
+            "B2x is not Trax notation",
+            "moves look like B2/",
+            "instead of a move you may write resign, propose, undo",
+        ],
+        MOVE,
+    ),
+    ("trax move 101 alice s3cret A01/", ["A01/ is not Trax notation", "leading zero"], MOVE),
+    ("trax move 101 alice s3cret B2/#", ["after # comes the number the move would have, as in B2/#5"], MOVE),
+    ("trax move 101 alice s3cret B2/#0", ["B2/#0 is not a valid move", "at least 1"], MOVE),
+    ("trax move 101 alice s3cret B2/#five", ["is a whole number written in digits"], MOVE),
+    ("trax submit 101 alice s3cret XYZ", ["XYZ is not Trax notation"], usage("submit")),
+    ("trax queue 101 alice s3cret B2/#3", ["these moves carry no #N"], usage("queue")),
+    ("trax queue 101 alice s3cret resign", ["only tiles can be given here, not resign"], usage("queue")),
+    ("trax queue 101 alice s3cret B2/ C3x D4+", ["C3x is not Trax notation"], usage("queue")),
+    (
+        "trax queue 101 alice s3cret B2/ C3+",
+        ["a queued line takes turns", "ends with one of your own moves", "2 moves were given"],
+        usage("queue"),
+    ),
+    ("trax preview new B2/ hello", ["hello is not Trax notation"], usage("preview")),
+    ("trax preview new undo", ["only tiles can be given here, not undo"], usage("preview")),
+    ("trax preview new", ["needs at least 2 words"], usage("preview")),
+    # --- selections
+    ("trax show alice next bob", ["next goes at the end"], usage("show")),
+    ("trax show 101 active", ["active picks among a user's boards; name the user before it"], usage("show")),
+    ("trax show next", ["name a board or a userid to show"], usage("show")),
+    (
+        "trax showas alice s3cret inactive",
+        ["inactive cannot be used here; the choices are all, active, next"],
+        usage("showas"),
+    ),
+    ("trax showas alice s3cret 101 next", ["give boards or next, not both"], usage("showas")),
+    ("all show alice all", ["all cannot be used here; the choices are next, active"], usage("all show")),
+    ("trax games all alice", ["all goes at the end"], usage("games")),
+    # --- numbers
+    ("vacation alice s3cret soon", ["soon is not a valid number of days", "whole number"], usage("vacation")),
+    (
+        "vacation alice s3cret 0",
+        ["0 is not a valid number of days: a number of days is at least 1"],
+        usage("vacation"),
+    ),
+    ("vacation alice s3cret 400", ["a number of days is at most 365"], usage("vacation")),
+    ("trax limit alice s3cret -1", ["-1 is not a valid limit"], usage("limit")),
+    ("trax seek alice s3cret 1000", ["a number of opponents is at most 999"], usage("seek")),
+    # --- addresses
+    (
+        "signup alice s3cret alice.example.org",
+        ["alice.example.org is not a valid e-mail address", "name@example.org"],
+        usage("signup"),
+    ),
+    ("add alice s3cret a@example.org b@", ["b@ is not a valid e-mail address"], usage("add")),
+    (
+        "change address alice s3cret " + " ".join(f"a{i}@example.org" for i in range(6)),
+        ["at most 5 addresses, but 6 were given"],
+        usage("change address"),
+    ),
+    # --- options
+    (
+        "trax challenge alice bob -rated",
+        [
+            "-rated is not an option of trax challenge (did you mean -unrated?)",
+            "the options are --nagtime=D, --forfeittime=D, --totaltime=D, -unrated",
+        ],
+        CHALLENGE,
+    ),
+    (
+        "trax challenge alice bob --colour=white",
+        ["--colour=white is not an option of trax challenge; the options"],
+        CHALLENGE,
+    ),
+    (
+        "trax challenge alice bob carol",
+        [("carol is not an option: options begin with - and come after the two userids")],
+        CHALLENGE,
+    ),
+    (
+        "trax challenge alice -unrated",
+        [("the second userid is missing: options go at the end, after the two userids")],
+        CHALLENGE,
+    ),
+    ("trax challenge --nagtime=3 alice bob", ["the first userid is missing"], CHALLENGE),
+    ("trax challenge alice bob -unrated --UNRATED", ["the option -unrated is given twice"], CHALLENGE),
+    ("trax challenge alice bob -nagtime=1 --nagtime=2", ["the option --nagtime=D is given twice"], CHALLENGE),
+    ("trax challenge alice bob -unrated=yes", ["the option -unrated takes no value"], CHALLENGE),
+    ("trax challenge alice bob --nagtime", ["the option --nagtime needs a value: --nagtime=D"], CHALLENGE),
+    ("trax challenge alice bob --nagtime=", ["the option --nagtime= needs a value"], CHALLENGE),
+    (
+        "trax challenge alice bob --nagtime=soon",
+        ["--nagtime=soon: a time is a number of days, like 3 or 1.5"],
+        CHALLENGE,
+    ),
+    ("trax challenge alice bob --forfeittime=0", ["a time is more than 0 days"], CHALLENGE),
+    ("trax challenge alice bob --totaltime=nan", ["a time is a number of days"], CHALLENGE),
+    ("trax challenge alice bob --totaltime=5000", ["a time is at most 3650 days"], CHALLENGE),
+    (
+        "trax challenge alice bob --nagtime=7 --forfeittime=7",
+        ["the nag time must be shorter than the forfeit"],
+        CHALLENGE,
+    ),
+    (
+        "trax tournament create ETC alice s3cret swiss",
+        [("the 4th word after trax tournament create is not an option"), "after NAME USERID PASSWORD"],
+        CREATE,
+    ),
+    (
+        "trax tournament create ETC alice -format=swiss",
+        ["the password is missing: options go at the end"],
+        CREATE,
+    ),
+    (
+        "trax tournament create ETC alice s3cret -format=ladder",
+        ["roundrobin, double, swiss, knockout, pools"],
+        CREATE,
+    ),
+    ("trax tournament create ETC alice s3cret -rounds=5", ["-rounds is for -format=swiss"], CREATE),
+    (
+        "trax tournament create ETC alice s3cret -format=swiss -rounds=0",
+        ["a number of rounds is at least 1"],
+        CREATE,
+    ),
+    ("trax tournament create ETC alice s3cret -poolsize=6", ["-poolsize is for -format=pools"], CREATE),
+    (
+        "trax tournament create ETC alice s3cret -format=roundrobin -advance=2",
+        ["-advance is for -format=pools"],
+        CREATE,
+    ),
+    (
+        "trax tournament create ETC alice s3cret -format=pools -poolsize=4 -advance=4",
+        ["-advance must be smaller than -poolsize"],
+        CREATE,
+    ),
+    ("trax tournament create ETC alice s3cret -maxplayers=1", ["a number of players is at least 2"], CREATE),
+    ("trax tournament create ETC alice s3cret -start=15.1.2026", ["a date is written YYYY-MM-DD"], CREATE),
+    ("trax tournament create ETC alice s3cret -start=2026-02-30", ["that date does not exist"], CREATE),
+    (
+        "trax tournament create ETC alice s3cret -nagtime=2 -forfeittime=1",
+        ["nag time must be shorter"],
+        CREATE,
+    ),
+    (
+        "trax tournament create ETC alice s3cret -formt=swiss",
+        ["(did you mean -format=roundrobin|double"],
+        CREATE,
+    ),
+    # --- tournament names and results
+    (
+        "trax tournament show ETC-26",
+        ["ETC-26 is not a valid tournament name", "letters, digits and _"],
+        usage("tournament show"),
+    ),
+    ("trax tournament show 2026", ["beginning with a letter"], usage("tournament show")),
+    ("trax tournament show " + "E" * 21, ["at most 20 characters"], usage("tournament show")),
+    (
+        "trax tournament join E:T alice s3cret",
+        ["E:T is not a valid tournament name"],
+        usage("tournament join"),
+    ),
+    (
+        "trax tournament result ETC alice s3cret 101 won",
+        ["the result is white, black or draw"],
+        usage("tournament result"),
+    ),
+]
+
+
+@pytest.mark.parametrize("line, fragments, expected_usage", CASES)
+def test_every_mistake_is_explained_with_the_usage_line(line, fragments, expected_usage):
+    error = error_of(line)
+    for fragment in fragments:
+        assert fragment in error.reason
+    assert error.usage == expected_usage
+    assert str(error) == f"{error.reason}; usage: {expected_usage}"
+    assert error.name in REGISTRY
+
+
+def test_every_command_with_arguments_complains_when_they_are_missing():
+    for name, spec in REGISTRY.items():
+        if not spec.arguments[:1].isupper():  # nothing required
+            continue
+        prefix = "trax " if spec.is_game_command else ""
+        error = error_of(prefix + name)
+        assert "needs" in error.reason and "none was given" in error.reason, name
+        assert error.usage == usage(name, game="trax"), name
+
+
+# --- the command word itself ---------------------------------------------------------------
+
+WORD_CASES = [
+    ("", ["there is no command here; send help for the list of commands"], None, None),
+    ("  \t ", ["there is no command here"], None, None),
+    ("hello there", ["hello is not a command; send help for the list of commands"], None, "hello ..."),
+    (
+        "shwo 101",
+        ["shwo is not a command (did you mean trax show?); send help for the list of commands"],
+        None,
+        "shwo ...",
+    ),
+    ("sigup alice s3cret", ["sigup is not a command (did you mean signup?)"], None, "sigup ..."),
+    ("trax shwo 101", ["shwo is not a trax command (did you mean show?)"], None, "trax shwo ..."),
+    ("castle", ["castle is not a command; send help"], None, "castle"),
+    ("trx show 101", ["trx is not a command (did you mean trax?)"], None, "trx ..."),
+    (
+        "trax mvoe 101 alice s3cret B2/",
+        [("mvoe is not a trax command (did you mean move?); send trax help for the list of commands")],
+        None,
+        "trax mvoe ...",
+    ),
+    ("looptrax castle", ["castle is not a looptrax command; send looptrax help"], None, "looptrax castle"),
+    ("trax", ["trax needs a command after it, as in trax show 101; send trax help"], None, None),
+    ("8X8TRAX", ["8X8TRAX needs a command after it, as in 8x8trax show 101"], None, None),
+    (
+        "move 101 alice s3cret B2/",
+        ["move is a game command: put the game type (trax, 8x8trax or looptrax) first"],
+        "<game> move BOARD USERID PASSWORD MOVE[#N]",
+        "move ...",
+    ),
+    ("tournament list", ["tournament list is a game command"], "<game> tournament list", "tournament ..."),
+    (
+        "trax signup alice s3cret",
+        ["signup is not a game command: leave out trax"],
+        usage("signup"),
+        "trax signup ...",
+    ),
+    (
+        "trax change password alice a b",
+        ["change password is not a game command"],
+        usage("change password"),
+        "trax change ...",
+    ),
+    (
+        "change passwort alice a b",
+        [
+            (
+                "change is followed by one of: password, address (did you mean change "
+                "password?); send help commands for more"
+            )
+        ],
+        None,
+        "change passwort ...",
+    ),
+    ("change", ["change is followed by one of: password, address; send help"], None, "change"),
+    ("password alice", ["password is followed by one of: reset"], None, "password alice"),
+    ("all games alice", ["all is followed by one of: show"], None, "all games ..."),
+    (
+        "trax tournament",
+        [
+            (
+                "trax tournament is followed by one of: create, join, leave, start, show, list, "
+                "withdraw, result, pair, announce; send trax help tournaments"
+            )
+        ],
+        None,
+        "trax tournament",
+    ),
+    (
+        "trax tournament jion ETC alice s3cret",
+        ["(did you mean trax tournament join?)"],
+        None,
+        "trax tournament jion ...",
+    ),
+]
+
+
+@pytest.mark.parametrize("line, fragments, expected_usage, quoted", WORD_CASES)
+def test_an_unknown_command_word_is_explained_and_points_to_help(line, fragments, expected_usage, quoted):
+    error = error_of(line)
+    for fragment in fragments:
+        assert fragment in error.reason
+    assert error.usage == expected_usage
+    assert error.text == quoted
+    if expected_usage is None:
+        assert str(error) == error.reason
+        assert "help" in str(error)
+
+
+def test_an_overlong_line_is_refused_unread():
+    error = error_of("trax show " + "alice " * 300)
+    assert "this line is 1809 characters long, too long for a command (at most 1000)" in error.reason
+    assert error.usage is None and error.text is None
+
+
+def test_a_long_wrong_word_is_shortened_in_the_message():
+    error = error_of("x" * 200)
+    assert "x" * 37 + "... is not a command" in error.reason
+
+
+def test_an_error_knows_its_command_and_game():
+    error = error_of("LoopTrax move 101 alice s3cret B2x")
+    assert (error.name, error.game) == ("move", "looptrax")
+    assert error.usage == "looptrax move BOARD USERID PASSWORD MOVE[#N]"
+    assert error.text == "LoopTrax move 101 alice ******** B2x"

@@ -1,0 +1,194 @@
+"""Passwords never show: not in str(), repr() or redacted() of a command,
+not in its arguments' repr, not in any error about it."""
+
+import dataclasses
+import unicodedata
+
+import pytest
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
+
+from pbm.commands import (
+    REGISTRY,
+    Command,
+    CommandError,
+    Password,
+    parse_command,
+    parse_mail_commands,
+)
+
+from .test_commands import ACCOUNT_CASES, GAME_CASES, TOURNAMENT_CASES
+
+MASK = "********"
+
+# Everything a password may hold: printable, no blanks, quotes or colons; not "-" first.
+PASSWORD_CHARS = st.characters(
+    blacklist_categories=("Cc", "Cs", "Co", "Cn", "Cf", "Zs", "Zl", "Zp", "Pi", "Pf"),
+    blacklist_characters="\"'`:",
+)
+passwords = st.text(PASSWORD_CHARS, min_size=1, max_size=64).filter(
+    lambda p: not p.startswith("-") and p.isprintable() and p == " ".join(p.split()) and set(p) != {"*"}
+)
+
+WITH_PASSWORD = [
+    (("" if REGISTRY[name].scope.value == "account" else "trax ") + line, name)
+    for line, name, _ in ACCOUNT_CASES + GAME_CASES + TOURNAMENT_CASES
+    if REGISTRY[name].takes_password
+]
+
+WRONG = [
+    "trax move 101 alice {pw} B2x",
+    "trax move 101 alice {pw} B2/#0",
+    "trax move 1o1 alice {pw} B2/",
+    "trax move 101 alice {pw}",
+    "trax move 101 alice {pw} B2/ C3+",
+    "trax resign 101 alice {pw} extra words",
+    "trax move 101 al:ice {pw} B2/",
+    "signup alice {pw} not-an-address",
+    "signup alice {pw} a@example.org b@example.org c@example.org d@example.org e@example.org f@example.org",
+    "trax tournament create ETC alice {pw} -bogus",
+    "trax tournament create ETC alice {pw} swiss",
+    "trax tournament create ETC alice {pw} -rounds=3",
+    "trax tournament result ETC alice {pw} 101 won",
+    "trax queue 101 alice {pw} B2/ C3+",
+    "message alice {pw} bob ca:rol",
+    "vacation alice {pw} soon",
+    "change password alice {pw} bad:new",
+    "change password alice bad:old {pw}",
+    "trax mvoe 101 alice {pw} B2/",
+    "move 101 alice {pw} B2/",
+    "trax signup alice {pw}",
+    "trax showas alice {pw} 101 next",
+    "trax showas alice {pw} 99",
+    "trax notify alice {pw} 101 x",
+    "trax limit alice {pw} lots",
+]
+
+
+def everything_shown(command_or_error) -> str:
+    """Every text a log line, a reply or a debugger could show of it."""
+    if isinstance(command_or_error, CommandError):
+        e = command_or_error
+        return "\n".join(map(str, [e, repr(e), e.reason, e.usage, e.text, e.args]))
+    c = command_or_error
+    return "\n".join([str(c), repr(c), c.redacted(), repr(c.args), str(c.args), repr(dataclasses.asdict(c))])
+
+
+@pytest.mark.parametrize("line, name", WITH_PASSWORD)
+@settings(max_examples=25)
+@given(password=passwords)
+@example(password="s3cret")
+@example(password="ALICE")
+def test_a_parsed_command_never_shows_its_password(line, name, password):
+    reference = parse_command(line.replace("s3cret", "Zq9Zq9Zq9"))
+    assume(password not in everything_shown(reference) and password.lower() not in line.lower())
+    command = parse_command(line.replace("s3cret", password))
+    assert command.name == name
+    assert password not in everything_shown(command)
+    assert MASK in command.redacted()
+    assert command.text == command.redacted()  # the only copy is the Password in args
+    # Passwords are NFC-normalised (RFC 8265), so a password typed on any device matches.
+    assert [p.reveal() for p in passwords_in(command.args)][:1] == [unicodedata.normalize("NFC", password)]
+
+
+@pytest.mark.parametrize("template", WRONG)
+@settings(max_examples=25)
+@given(password=passwords)
+@example(password="s3cret")
+@example(password="ALICE")
+def test_an_error_never_shows_the_password(template, password):
+    reference = parse_error(template.format(pw="Zq9Zq9Zq9"))
+    assume(password not in everything_shown(reference) and password not in template)
+    error = parse_error(template.format(pw=password))
+    assert password not in everything_shown(error)
+
+
+def passwords_in(args) -> list[Password]:
+    return [v for v in vars_of(args) if isinstance(v, Password)]
+
+
+def vars_of(args) -> list:
+    return [getattr(args, f.name) for f in dataclasses.fields(args)]
+
+
+def parse_error(line: str) -> CommandError:
+    with pytest.raises(CommandError) as caught:
+        parse_command(line)
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    "line, secret",
+    [
+        ("signup alice se:cret", "se:cret"),
+        ("signup alice -secret", "-secret"),
+        ("signup alice " + "secret" * 20, "secret" * 20),
+        ("signup alice secret@example.org", "secret@example.org"),
+        ('trax move 101 alice se"cret B2/', 'se"cret'),
+        ("change password alice se:cret other", "se:cret"),
+        ("change password alice other se:cret", "se:cret"),
+    ],
+)
+def test_an_invalid_password_is_not_quoted_back_either(line, secret):
+    error = parse_error(line)
+    assert secret not in everything_shown(error)
+    assert "password is not valid" in error.reason
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "signoff 1234 alice",  # userid and password swapped: the userid slot holds the password
+        "trax move 101 12345 alice B2/",
+        "trax tournament withdraw ETC alice pw 9999",
+    ],
+)
+def test_userids_are_named_not_quoted_in_commands_with_a_password(line):
+    error = parse_error(line)
+    for word in line.split()[1:]:
+        if word.isdigit() and word not in ("101",):
+            assert word not in error.reason
+
+
+@given(password=passwords)
+def test_a_password_never_shows_in_a_mail_parse(password):
+    def shown(pw: str) -> str:
+        subject = f"Re: trax move 101 alice {pw} B2/"
+        parsed = parse_mail_commands(subject, f"trax move 101 alice {pw} B2x\n")
+        multiple = parse_mail_commands("multiple", f"trax move 101 alice {pw} B2x\ntrax show 102\n")
+        return (
+            "\n".join(everything_shown(item) for item in (*parsed, *multiple)) + repr(parsed) + repr(multiple)
+        )
+
+    assume(password not in shown("Zq9Zq9Zq9"))
+    assert password not in shown(password)
+
+
+def test_the_password_object_hides_itself():
+    password = Password("hunter2")
+    assert str(password) == MASK and repr(password) == f"Password('{MASK}')"
+    assert f"{password}" == MASK
+    assert password.reveal() == "hunter2"
+    assert password == Password("hunter2") and password != Password("hunter3")
+    assert password != "hunter2"
+    assert len({password, Password("hunter2")}) == 1
+
+
+def test_redaction_masks_every_password_of_change_password():
+    command = parse_command("change password alice oldpw newpw")
+    assert command.redacted() == f"change password alice {MASK} {MASK}"
+    assert repr(command) == f"Command('change password alice {MASK} {MASK}')"
+    assert str(command) == command.redacted()
+
+
+def test_redaction_masks_by_position_so_it_tells_nothing_about_other_words():
+    command = parse_command("trax move 101 alice 101 B2/")
+    assert command.redacted() == f"trax move 101 alice {MASK} B2/"
+
+
+def test_a_command_made_by_hand_is_redacted_from_its_arguments():
+    parsed = parse_command("trax resign 101 alice hunter2")
+    by_hand = Command("resign", "trax", parsed.args, "trax   resign 101 alice hunter2")
+    assert by_hand.redacted() == f"trax resign 101 alice {MASK}"
+    unknown = Command("castle", None, parsed.args, "castle hunter2 now")
+    assert unknown.redacted() == f"castle {MASK} now"
