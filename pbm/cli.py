@@ -1,0 +1,107 @@
+"""The command line: ``pbm process`` and ``pbm exec`` (more with the daemon)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from datetime import datetime, timezone
+from email.generator import BytesGenerator
+from email.message import EmailMessage
+from email.utils import parseaddr
+from pathlib import Path
+
+from .config import ConfigError, load_config
+from .pipeline import Pipeline, Result
+from .store import Store
+
+
+def mbox(messages: list[EmailMessage], now: datetime) -> bytes:
+    """The messages in mbox form (``From `` lines, ``>From`` quoting)."""
+    out = io.BytesIO()
+    for msg in messages:
+        sender = parseaddr(str(msg["From"]))[1] or "MAILER-DAEMON"
+        out.write(f"From {sender} {now.strftime('%a %b %d %H:%M:%S %Y')}\n".encode())
+        BytesGenerator(out, mangle_from_=True, policy=msg.policy.clone(linesep="\n")).flatten(msg)
+        out.write(b"\n")
+    return out.getvalue()
+
+
+def _now(text: str | None) -> datetime:
+    if not text:
+        return datetime.now(timezone.utc).replace(microsecond=0)
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _pipeline(args: argparse.Namespace) -> tuple[Pipeline, Store]:
+    config = load_config(args.config)
+    store = Store(config.server.database)
+    return Pipeline(store, config), store
+
+
+def _report(result: Result, now: datetime) -> None:
+    sys.stdout.buffer.write(mbox(result.replies, now))
+    sys.stdout.flush()
+    note = result.status if not result.reason else f"{result.status}: {result.reason}"
+    print(f"pbm: {result.key}: {note}; {len(result.replies)} repl{'y' if len(result.replies) == 1 else 'ies'}", file=sys.stderr)
+
+
+def cmd_process(args: argparse.Namespace) -> int:
+    raw = sys.stdin.buffer.read() if args.message == "-" else Path(args.message).read_bytes()
+    pipeline, store = _pipeline(args)
+    now = _now(args.now)
+    try:
+        _report(pipeline.handle(raw, now=now, dry_run=args.dry_run), now)
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_exec(args: argparse.Namespace) -> int:
+    body = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    pipeline, store = _pipeline(args)
+    now = _now(args.now)
+    try:
+        _report(pipeline.exec_command(args.sender, args.subject, body, now=now, dry_run=args.dry_run), now)
+    finally:
+        store.close()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pbm", description="Trax play-by-e-mail server")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--config", help="configuration file (TOML); default: built-in defaults")
+        p.add_argument("--dry-run", action="store_true", help="show the replies, change nothing")
+        p.add_argument("--now", help=argparse.SUPPRESS)  # ISO time, for tests and recovery
+
+    p = sub.add_parser("process", help="handle one RFC 5322 message and print the replies (mbox)")
+    common(p)
+    p.add_argument("message", help="the message file, or - for standard input")
+    p.set_defaults(run=cmd_process)
+
+    p = sub.add_parser("exec", help="handle one command typed by an operator")
+    common(p)
+    p.add_argument("--from", dest="sender", required=True, help="the address the command comes from")
+    p.add_argument("subject", help="the command, as it would stand in a Subject line")
+    p.set_defaults(run=cmd_exec)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except ConfigError as exc:
+        print(f"pbm: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"pbm: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Numbered schema migrations.
+
+A migration, once released, never changes: a later change to the schema is a
+new migration appended to :data:`MIGRATIONS`.  ``store.Store.migrate`` applies
+the ones a database has not seen yet, each in its own transaction, and
+records them in ``schema_migrations``.  Migrations are plain SQL.
+"""
+
+from __future__ import annotations
+
+INITIAL = """
+        CREATE TABLE users (
+            id INTEGER PRIMARY KEY,
+            userid TEXT NOT NULL,                         -- as the player typed it
+            key TEXT NOT NULL UNIQUE,                     -- case-folded, for look-ups
+            password_hash TEXT NOT NULL,
+            signed_off INTEGER NOT NULL DEFAULT 0,
+            deleted_at TEXT,                              -- deleted accounts keep their userid
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE addresses (
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            address TEXT NOT NULL,
+            PRIMARY KEY (user_id, address)
+        );
+        -- per player and game type: challenges accepted?, cap of active games, seeking
+        CREATE TABLE preferences (
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            game TEXT NOT NULL,
+            accepting INTEGER NOT NULL DEFAULT 1,
+            game_limit INTEGER,
+            seeking INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (user_id, game)
+        );
+        CREATE TABLE boards (
+            number INTEGER PRIMARY KEY AUTOINCREMENT,
+            game TEXT NOT NULL,
+            white_id INTEGER NOT NULL REFERENCES users(id),
+            black_id INTEGER NOT NULL REFERENCES users(id),
+            status TEXT NOT NULL DEFAULT 'active',          -- active | finished
+            winner TEXT,                                    -- white | black | NULL
+            reason TEXT,            -- loop line draw agreed resign cancelled forfeit
+            moves TEXT NOT NULL DEFAULT '',                 -- canonical, blank separated
+            rated INTEGER NOT NULL DEFAULT 1,
+            nag_days INTEGER NOT NULL,
+            forfeit_days INTEGER NOT NULL,
+            total_days INTEGER,
+            pending_kind TEXT,                              -- draw | undo
+            pending_by INTEGER,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX boards_white ON boards(white_id, status);
+        CREATE INDEX boards_black ON boards(black_id, status);
+        CREATE TABLE moves (
+            board INTEGER NOT NULL REFERENCES boards(number),
+            ply INTEGER NOT NULL,
+            move TEXT NOT NULL,
+            user_id INTEGER NOT NULL,
+            auto INTEGER NOT NULL DEFAULT 0,
+            played_at TEXT NOT NULL,
+            PRIMARY KEY (board, ply)
+        );
+        -- a player's queued line on a board: move1 [reply1 move2 ...]
+        CREATE TABLE queued (
+            board INTEGER NOT NULL REFERENCES boards(number),
+            user_id INTEGER NOT NULL,
+            line TEXT NOT NULL,
+            PRIMARY KEY (board, user_id)
+        );
+        -- a submitted move waiting for confirm
+        CREATE TABLE submitted (
+            board INTEGER NOT NULL REFERENCES boards(number),
+            user_id INTEGER NOT NULL,
+            move TEXT NOT NULL,
+            ply INTEGER NOT NULL,
+            PRIMARY KEY (board, user_id)
+        );
+        -- observers: board = NULL means every future board of that game type
+        CREATE TABLE watchers (
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            game TEXT NOT NULL,
+            board INTEGER,
+            kind TEXT NOT NULL                              -- subscribe | notify
+        );
+        CREATE UNIQUE INDEX watchers_unique ON watchers(user_id, game, IFNULL(board, 0), kind);
+        CREATE TABLE handled (
+            message_key TEXT PRIMARY KEY,                   -- Message-ID, or a hash of the bytes
+            sender TEXT,
+            summary TEXT,                                   -- commands, passwords masked
+            outcome TEXT NOT NULL,
+            handled_at TEXT NOT NULL
+        );
+        CREATE TABLE outbox (
+            id INTEGER PRIMARY KEY,
+            message_key TEXT,                               -- the mail it answers
+            recipient TEXT NOT NULL,
+            message BLOB NOT NULL,                          -- RFC 5322 bytes
+            created_at TEXT NOT NULL,
+            sent_at TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at TEXT,
+            last_error TEXT
+        );
+        CREATE INDEX outbox_unsent ON outbox(sent_at, id);
+        -- board numbers start at 101
+        INSERT INTO sqlite_sequence (name, seq) VALUES ('boards', 100);
+"""
+
+# (number, description, SQL script); applied in order, each in one transaction.
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (1, "initial schema", INITIAL),
+]

@@ -1,0 +1,41 @@
+"""Password hashing with the standard library's scrypt.
+
+Stored form: ``scrypt$N$r$p$salt$hash`` (salt and hash in base64).  Checking
+compares in constant time.  Passwords are never logged or stored in clear.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+
+N, R, P = 2**14, 8, 1
+DKLEN = 32
+
+
+def hash_password(password: str, *, n: int = N) -> str:
+    salt = os.urandom(16)
+    digest = hashlib.scrypt(password.encode("utf-8", "surrogatepass"), salt=salt, n=n, r=R, p=P, dklen=DKLEN)
+    b64 = base64.b64encode
+    return f"scrypt${n}${R}${P}${b64(salt).decode()}${b64(digest).decode()}"
+
+
+def check_password(password: str, stored: str) -> bool:
+    try:
+        scheme, n, r, p, salt, digest = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        expected = base64.b64decode(digest)
+        got = hashlib.scrypt(
+            password.encode("utf-8", "surrogatepass"),
+            salt=base64.b64decode(salt),
+            n=int(n),
+            r=int(r),
+            p=int(p),
+            dklen=len(expected),
+        )
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(got, expected)

@@ -1,0 +1,240 @@
+"""One e-mail in, its replies out: parse, screen, dispatch, render, commit.
+
+The whole of one mail (every command's changes, the record that the mail
+was handled, and its rendered replies in the outbox) is committed in one
+transaction.  A command that fails with a user error rolls back only its own
+changes (a savepoint) and gets an error reply; anything unexpected rolls
+back the whole mail and is re-raised for the caller to set the mail aside.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import format_datetime, getaddresses, make_msgid, parseaddr
+
+from . import accounts, games  # noqa: F401  (they register their handlers)
+from .commands import Command, CommandError, parse_mail_commands
+from .commands import decode_subject
+from .config import Config
+from .errors import PbmError
+from .games import board_view
+from .render import Renderer
+from .replies import HANDLERS, Reply, Request
+from .store import Store
+
+
+@dataclass
+class Result:
+    """What became of one mail: ``status`` is ``handled``, ``duplicate`` or
+    ``dropped`` (with ``reason``); ``replies`` are the mails queued."""
+
+    status: str
+    key: str
+    sender: str | None = None
+    reason: str = ""
+    summary: str = ""
+    replies: list[EmailMessage] = field(default_factory=list)
+
+
+class _DryRun(Exception):
+    pass
+
+
+def message_key(msg: EmailMessage, raw: bytes) -> str:
+    mid = (msg.get("Message-ID") or "").strip()
+    if mid:
+        return mid
+    return "sha256:" + hashlib.sha256(raw).hexdigest()
+
+
+def screen(msg: EmailMessage, config: Config) -> str | None:
+    """Why this mail must get no reply (automatic mail, our own), or None."""
+    sender = sender_address(msg)
+    if not sender:
+        return "no usable From address"
+    if sender.lower() == config.server.address.lower():
+        return "mail from our own address"
+    return_path = msg.get("Return-Path")
+    if return_path is not None and parseaddr(str(return_path))[1] == "" and "<>" in str(return_path).replace(" ", ""):
+        return "bounce (empty return path)"
+    auto = str(msg.get("Auto-Submitted", "no")).strip().lower()
+    if auto and not auto.startswith("no"):
+        return f"automatic mail (Auto-Submitted: {auto})"
+    if str(msg.get("Precedence", "")).strip().lower() in ("bulk", "junk", "list"):
+        return "bulk or list mail (Precedence)"
+    if any(name.lower().startswith("list-") for name in msg.keys()):
+        return "mailing-list mail"
+    if msg.get_content_type() == "multipart/report" or sender.lower().startswith(("mailer-daemon@", "postmaster@")):
+        return "delivery status notification"
+    return None
+
+
+def sender_address(msg: EmailMessage) -> str | None:
+    try:
+        values = msg.get_all("From") or []
+        pairs = getaddresses([str(v) for v in values])
+    except Exception:  # a header too broken to read is no sender
+        return None
+    addresses = [a for _, a in pairs if a and "@" in a]
+    if len(addresses) != 1:
+        return None
+    return addresses[0]
+
+
+class _TextOfHtml:
+    TAGS = re.compile(r"<(script|style)\b.*?</\1>|<br\s*/?>|</p>|<[^>]+>", re.S | re.I)
+
+    @classmethod
+    def convert(cls, text: str) -> str:
+        def sub(m: re.Match) -> str:
+            tag = m.group(0).lower()
+            return "\n" if tag.startswith(("<br", "</p")) else ""
+
+        return html.unescape(cls.TAGS.sub(sub, text))
+
+
+def body_text(msg: EmailMessage) -> str:
+    try:
+        part = msg.get_body(preferencelist=("plain", "html"))
+        if part is None:
+            return ""
+        text = part.get_content()
+    except (LookupError, ValueError, AttributeError):
+        return ""
+    if not isinstance(text, str):
+        return ""
+    if part.get_content_type() == "text/html":
+        text = _TextOfHtml.convert(text)
+    return text
+
+
+class Pipeline:
+    def __init__(self, store: Store, config: Config, renderer: Renderer | None = None) -> None:
+        self.store = store
+        self.config = config
+        self.renderer = renderer or Renderer()
+
+    # ------------------------------------------------------------------
+
+    def handle(self, raw: bytes, *, now: datetime, dry_run: bool = False) -> Result:
+        msg = BytesParser(policy=policy.default).parsebytes(raw)
+        key = message_key(msg, raw)
+        if self.store.was_handled(key):
+            return Result("duplicate", key)
+        sender = sender_address(msg)
+        why = screen(msg, self.config)
+        if why is not None:
+            if not dry_run:
+                with self.store.atomic():
+                    self.store.record_handled(key, sender, "", "dropped: " + why, now)
+            return Result("dropped", key, sender, reason=why)
+        assert sender is not None
+        subject = decode_subject(str(msg.get("Subject", "")))
+        commands = parse_mail_commands(subject, body_text(msg), max_commands=self.config.limits.max_command_lines)
+        result = Result("handled", key, sender)
+        try:
+            with self.store.atomic():
+                replies = self._run(commands, sender, now)
+                messages = self._compose(replies, msg, key, now)
+                summary = "; ".join(
+                    item.redacted() if isinstance(item, Command) else f"error: {item.reason}" for item in commands
+                ) or "no command"
+                self.store.record_handled(key, sender, summary, "handled", now)
+                for m in messages:
+                    self.store.queue_reply(key, str(m["To"]), bytes(m), now)
+                result.summary, result.replies = summary, messages
+                if dry_run:
+                    raise _DryRun
+        except _DryRun:
+            pass
+        return result
+
+    def exec_command(self, sender: str, subject: str, body: str = "", *, now: datetime, dry_run: bool = False) -> Result:
+        """A command typed by an operator: handled like a mail from ``sender``."""
+        msg = EmailMessage()
+        msg["From"] = sender
+        msg["To"] = self.config.server.address
+        msg["Subject"] = subject
+        msg["Message-ID"] = make_msgid(domain=self.config.server.address.rpartition("@")[2] or "localhost")
+        msg["Date"] = format_datetime(now)
+        msg.set_content(body or "")
+        return self.handle(bytes(msg), now=now, dry_run=dry_run)
+
+    # ------------------------------------------------------------------
+
+    def _run(self, commands, sender: str, now: datetime) -> list[Reply]:
+        replies: list[Reply] = []
+        items = list(commands)
+        if not items:
+            return [Reply("errors/no-command.txt", (sender,), {})]
+        for item in items:
+            if isinstance(item, CommandError):
+                replies.append(Reply("errors/usage.txt", (sender,), {
+                    "command": item.text, "message": item.reason, "right_form": item.usage,
+                    "view": None, "position": None}))
+                continue
+            req = Request(self.store, self.config, now, sender, item, commands.comment)
+            try:
+                with self.store.atomic():
+                    replies.extend(HANDLERS[item.name](req))
+            except PbmError as exc:
+                replies.append(self._error_reply(req, exc))
+        if commands.source in ("multiple", "body"):
+            replies = self._combine(replies, sender)
+        return replies
+
+    def _error_reply(self, req: Request, exc: PbmError) -> Reply:
+        context = {
+            "command": req.command.redacted(),
+            "message": exc.message,
+            "right_form": req.command.spec.usage(req.command.game),
+            "view": None,
+            "position": None,
+        }
+        game = exc.details.get("view_game")
+        if game is not None:
+            context["view"] = board_view(req, game)
+        if exc.details.get("position") is not None:
+            context["position"] = exc.details["position"]
+        name = f"errors/{exc.template}.txt"
+        return Reply(name, (req.sender,), context)
+
+    @staticmethod
+    def _combine(replies: list[Reply], sender: str) -> list[Reply]:
+        """``multiple``: everything meant for the sender alone goes in one reply."""
+        mine = [r for r in replies if r.to == (sender,)]
+        others = [r for r in replies if r.to != (sender,)]
+        if len(mine) <= 1:
+            return replies
+        return [Reply("replies/combined.txt", (sender,), {"parts": mine}), *others]
+
+    def _compose(self, replies: list[Reply], original: EmailMessage, key: str, now: datetime) -> list[EmailMessage]:
+        server = self.config.server
+        out = []
+        for reply in replies:
+            if reply.template == "replies/combined.txt":
+                parts = [self.renderer.render(p.template, server=server, **p.context) for p in reply.context["parts"]]
+                text = self.renderer.render(reply.template, server=server, parts=parts)
+            else:
+                text = self.renderer.render(reply.template, server=server, **reply.context)
+            for recipient in dict.fromkeys(reply.to):
+                msg = EmailMessage()
+                msg["From"] = f"{server.name} <{server.address}>"
+                msg["To"] = recipient
+                msg["Subject"] = text.subject
+                msg["Date"] = format_datetime(now)
+                msg["Message-ID"] = make_msgid(domain=server.address.rpartition("@")[2] or "localhost")
+                if key.startswith("<"):
+                    msg["In-Reply-To"] = key
+                    msg["References"] = key
+                msg["Auto-Submitted"] = "auto-replied"
+                msg.set_content(text.body)
+                out.append(msg)
+        return out

@@ -1,0 +1,86 @@
+"""What handlers get and give: a :class:`Request` in, :class:`Reply` objects out.
+
+Handlers return data (a template name, its context and the recipients); the
+pipeline renders and stores them.  Handlers are registered by command name
+with :func:`handles`, and the pipeline looks them up in :data:`HANDLERS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable
+
+from .commands import Command, Password, UserId
+from .config import Config
+from .errors import NotAllowedError, UnknownUserError
+from .passwords import check_password
+from .store import Row, Store
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One mail to send: ``template`` rendered with ``context`` to ``to``."""
+
+    template: str
+    to: tuple[str, ...]
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Request:
+    """One command of one mail, with everything a handler may use."""
+
+    store: Store
+    config: Config
+    now: datetime
+    sender: str
+    command: Command
+    comment: str = ""
+
+    @property
+    def args(self) -> Any:
+        return self.command.args
+
+    @property
+    def game(self) -> str:
+        return self.command.game or "trax"
+
+    # -- accounts ------------------------------------------------------------
+
+    def user(self, userid: UserId) -> Row:
+        """The live account with that userid, or UnknownUserError."""
+        row = self.store.find_user(userid.key)
+        if row is None or row["deleted_at"] is not None:
+            raise UnknownUserError(f"there is no user {userid}", userid=str(userid))
+        return row
+
+    def login(self, userid: UserId, password: Password) -> Row:
+        """The account, if the password is right; one answer for every failure."""
+        row = self.store.find_user(userid.key)
+        if row is None or row["deleted_at"] is not None or not check_password(password.reveal(), row["password_hash"]):
+            raise NotAllowedError("wrong userid or password")
+        return row
+
+    def addresses(self, user: Row) -> tuple[str, ...]:
+        """Where game mail for the user goes (nothing once signed off)."""
+        if user["signed_off"]:
+            return ()
+        return tuple(self.store.addresses_of(user["id"]))
+
+    def to_sender(self, template: str, **context: Any) -> Reply:
+        return Reply(template, (self.sender,), context)
+
+
+Handler = Callable[[Request], list[Reply]]
+HANDLERS: dict[str, Handler] = {}
+
+
+def handles(*names: str) -> Callable[[Handler], Handler]:
+    def register(function: Handler) -> Handler:
+        for name in names:
+            assert name not in HANDLERS, name
+            HANDLERS[name] = function
+        return function
+
+    return register

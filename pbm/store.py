@@ -1,0 +1,287 @@
+"""Storage: the only module that talks to SQLite (through sqlite-utils).
+
+Every state change happens inside :meth:`Store.atomic`; the pipeline wraps a
+whole mail (its commands, the record that it was handled, and its rendered
+replies) in one such block, so a crash leaves either all of it or none.
+Function names say what they read or write.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterator
+
+from sqlite_utils import Database
+
+from .migrations import MIGRATIONS
+
+Row = dict[str, Any]
+
+
+def stamp(now: datetime) -> str:
+    """Times are stored as ISO 8601 text in UTC."""
+    return now.isoformat(timespec="seconds")
+
+
+class Store:
+    def __init__(self, path: str | Path) -> None:
+        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        self.db = Database(conn)
+        self.db.execute("PRAGMA foreign_keys = ON")
+        if str(path) != ":memory:":
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+        self.db.execute("PRAGMA busy_timeout = 5000")
+        self.migrate()
+
+    def close(self) -> None:
+        self.db.close()
+
+    # ------------------------------------------------------------------
+    # schema
+
+    def schema_version(self) -> int:
+        if "schema_migrations" not in self.db.table_names():
+            return 0
+        row = self.db.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+        return row[0] or 0
+
+    def migrate(self) -> list[int]:
+        """Apply pending migrations; return the numbers applied."""
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations "
+            "(version INTEGER PRIMARY KEY, description TEXT NOT NULL)"
+        )
+        done = self.schema_version()
+        applied = []
+        for number, description, script in MIGRATIONS:
+            if number <= done:
+                continue
+            self.db.conn.executescript(
+                "BEGIN;\n"
+                + script
+                + f"\nINSERT INTO schema_migrations VALUES ({number}, {self.db.quote(description)});\nCOMMIT;"
+            )
+            applied.append(number)
+        return applied
+
+    @contextmanager
+    def atomic(self) -> Iterator["Store"]:
+        with self.db.atomic():
+            yield self
+
+    def _one(self, sql: str, params: tuple | dict = ()) -> Row | None:
+        rows = list(self.db.query(sql, params))
+        return rows[0] if rows else None
+
+    def _all(self, sql: str, params: tuple | dict = ()) -> list[Row]:
+        return list(self.db.query(sql, params))
+
+    # ------------------------------------------------------------------
+    # users and addresses
+
+    def find_user(self, key: str) -> Row | None:
+        """The account whose case-folded userid is ``key`` (deleted ones too)."""
+        return self._one("SELECT * FROM users WHERE key = ?", (key,))
+
+    def user_by_id(self, user_id: int) -> Row:
+        row = self._one("SELECT * FROM users WHERE id = ?", (user_id,))
+        assert row is not None, user_id
+        return row
+
+    def create_user(self, userid: str, key: str, password_hash: str, addresses: list[str], now: datetime) -> Row:
+        cur = self.db.execute(
+            "INSERT INTO users (userid, key, password_hash, created_at) VALUES (?, ?, ?, ?)",
+            (userid, key, password_hash, stamp(now)),
+        )
+        self.replace_addresses(cur.lastrowid, addresses)
+        return self.user_by_id(cur.lastrowid)
+
+    def addresses_of(self, user_id: int) -> list[str]:
+        rows = self._all("SELECT address FROM addresses WHERE user_id = ? ORDER BY position", (user_id,))
+        return [r["address"] for r in rows]
+
+    def replace_addresses(self, user_id: int, addresses: list[str]) -> None:
+        self.db.execute("DELETE FROM addresses WHERE user_id = ?", (user_id,))
+        seen: list[str] = []
+        for address in addresses:
+            if address.lower() not in (a.lower() for a in seen):
+                seen.append(address)
+        for position, address in enumerate(seen):
+            self.db.execute(
+                "INSERT INTO addresses (user_id, position, address) VALUES (?, ?, ?)",
+                (user_id, position, address),
+            )
+
+    def set_password_hash(self, user_id: int, password_hash: str) -> None:
+        self.db.execute("UPDATE users SET password_hash = ? WHERE id = ?", (password_hash, user_id))
+
+    def set_signed_off(self, user_id: int, signed_off: bool) -> None:
+        self.db.execute("UPDATE users SET signed_off = ? WHERE id = ?", (int(signed_off), user_id))
+
+    def delete_user(self, user_id: int, now: datetime) -> None:
+        """Close an account; the row stays so that old boards keep their players."""
+        self.db.execute("DELETE FROM queued WHERE user_id = ?", (user_id,))
+        self.db.execute("DELETE FROM submitted WHERE user_id = ?", (user_id,))
+        self.db.execute("DELETE FROM addresses WHERE user_id = ?", (user_id,))
+        self.db.execute("DELETE FROM watchers WHERE user_id = ?", (user_id,))
+        self.db.execute(
+            "UPDATE users SET deleted_at = ?, password_hash = '', signed_off = 1 WHERE id = ?",
+            (stamp(now), user_id),
+        )
+
+    def all_users(self) -> list[Row]:
+        """Every account that is not deleted."""
+        return self._all("SELECT * FROM users WHERE deleted_at IS NULL ORDER BY key")
+
+    # ------------------------------------------------------------------
+    # per-game preferences
+
+    def preference(self, user_id: int, game: str) -> Row:
+        row = self._one("SELECT * FROM preferences WHERE user_id = ? AND game = ?", (user_id, game))
+        return row or {"user_id": user_id, "game": game, "accepting": 1, "game_limit": None, "seeking": 0}
+
+    def set_preference(self, user_id: int, game: str, **values: Any) -> None:
+        row = self.preference(user_id, game)
+        row.update(values)
+        self.db.execute(
+            "INSERT OR REPLACE INTO preferences (user_id, game, accepting, game_limit, seeking) "
+            "VALUES (:user_id, :game, :accepting, :game_limit, :seeking)",
+            row,
+        )
+
+    # ------------------------------------------------------------------
+    # boards and moves
+
+    def create_board(self, **fields: Any) -> int:
+        columns = ", ".join(fields)
+        marks = ", ".join(f":{k}" for k in fields)
+        cur = self.db.execute(f"INSERT INTO boards ({columns}) VALUES ({marks})", fields)
+        return cur.lastrowid
+
+    def board(self, number: int) -> Row | None:
+        return self._one("SELECT * FROM boards WHERE number = ?", (number,))
+
+    def update_board(self, number: int, **fields: Any) -> None:
+        sets = ", ".join(f"{k} = :{k}" for k in fields)
+        self.db.execute(f"UPDATE boards SET {sets} WHERE number = :number", {**fields, "number": number})
+
+    def boards_of(self, user_ids: list[int], game: str | None = None) -> list[Row]:
+        """Boards where any of these users plays, newest last."""
+        if not user_ids:
+            return []
+        marks = ", ".join("?" for _ in user_ids)
+        sql = f"SELECT * FROM boards WHERE (white_id IN ({marks}) OR black_id IN ({marks}))"
+        params: list[Any] = [*user_ids, *user_ids]
+        if game is not None:
+            sql += " AND game = ?"
+            params.append(game)
+        return self._all(sql + " ORDER BY number", tuple(params))
+
+    def boards_of_game(self, game: str) -> list[Row]:
+        return self._all("SELECT * FROM boards WHERE game = ? ORDER BY number", (game,))
+
+    def count_active(self, user_id: int, game: str) -> int:
+        row = self.db.execute(
+            "SELECT COUNT(*) FROM boards WHERE status = 'active' AND game = ? AND (white_id = ? OR black_id = ?)",
+            (game, user_id, user_id),
+        ).fetchone()
+        return row[0]
+
+    def active_counts(self) -> dict[str, int]:
+        rows = self._all("SELECT game, COUNT(*) AS n FROM boards WHERE status = 'active' GROUP BY game")
+        return {r["game"]: r["n"] for r in rows}
+
+    def record_move(self, board: int, ply: int, move: str, user_id: int, auto: bool, now: datetime) -> None:
+        self.db.execute(
+            "INSERT INTO moves (board, ply, move, user_id, auto, played_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (board, ply, move, user_id, int(auto), stamp(now)),
+        )
+
+    def delete_moves_from(self, board: int, ply: int) -> None:
+        self.db.execute("DELETE FROM moves WHERE board = ? AND ply >= ?", (board, ply))
+
+    def moves_of(self, board: int) -> list[Row]:
+        return self._all("SELECT * FROM moves WHERE board = ? ORDER BY ply", (board,))
+
+    # ------------------------------------------------------------------
+    # queued and submitted moves
+
+    def queued(self, board: int, user_id: int) -> str | None:
+        row = self._one("SELECT line FROM queued WHERE board = ? AND user_id = ?", (board, user_id))
+        return row["line"] if row else None
+
+    def set_queued(self, board: int, user_id: int, line: str | None) -> None:
+        self.db.execute("DELETE FROM queued WHERE board = ? AND user_id = ?", (board, user_id))
+        if line:
+            self.db.execute("INSERT INTO queued (board, user_id, line) VALUES (?, ?, ?)", (board, user_id, line))
+
+    def submitted(self, board: int, user_id: int) -> Row | None:
+        return self._one("SELECT * FROM submitted WHERE board = ? AND user_id = ?", (board, user_id))
+
+    def set_submitted(self, board: int, user_id: int, move: str | None, ply: int = 0) -> None:
+        self.db.execute("DELETE FROM submitted WHERE board = ? AND user_id = ?", (board, user_id))
+        if move:
+            self.db.execute(
+                "INSERT INTO submitted (board, user_id, move, ply) VALUES (?, ?, ?, ?)",
+                (board, user_id, move, ply),
+            )
+
+    def clear_pending_moves(self, board: int) -> None:
+        self.db.execute("DELETE FROM queued WHERE board = ?", (board,))
+        self.db.execute("DELETE FROM submitted WHERE board = ?", (board,))
+
+    # ------------------------------------------------------------------
+    # observers
+
+    def add_watch(self, user_id: int, game: str, board: int | None, kind: str) -> bool:
+        cur = self.db.execute(
+            "INSERT OR IGNORE INTO watchers (user_id, game, board, kind) VALUES (?, ?, ?, ?)",
+            (user_id, game, board, kind),
+        )
+        return cur.rowcount > 0
+
+    def remove_watch(self, user_id: int, game: str, board: int | None) -> int:
+        cur = self.db.execute(
+            "DELETE FROM watchers WHERE user_id = ? AND game = ? AND IFNULL(board, 0) = IFNULL(?, 0)",
+            (user_id, game, board),
+        )
+        return cur.rowcount
+
+    def watchers_of(self, board: int, game: str) -> list[Row]:
+        """Observers of a board: subscribed to it, or to every board of its game."""
+        return self._all(
+            "SELECT DISTINCT user_id, kind FROM watchers WHERE game = ? AND (board = ? OR board IS NULL)",
+            (game, board),
+        )
+
+    def auto_subscriptions(self, game: str) -> list[Row]:
+        return self._all("SELECT user_id, kind FROM watchers WHERE game = ? AND board IS NULL", (game,))
+
+    # ------------------------------------------------------------------
+    # handled mail and the outbox
+
+    def was_handled(self, key: str) -> bool:
+        return self._one("SELECT 1 AS x FROM handled WHERE message_key = ?", (key,)) is not None
+
+    def record_handled(self, key: str, sender: str | None, summary: str, outcome: str, now: datetime) -> None:
+        self.db.execute(
+            "INSERT INTO handled (message_key, sender, summary, outcome, handled_at) VALUES (?, ?, ?, ?, ?)",
+            (key, sender, summary, outcome, stamp(now)),
+        )
+
+    def queue_reply(self, key: str | None, recipient: str, message: bytes, now: datetime) -> int:
+        cur = self.db.execute(
+            "INSERT INTO outbox (message_key, recipient, message, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?)",
+            (key, recipient, message, stamp(now), stamp(now)),
+        )
+        return cur.lastrowid
+
+    def unsent_replies(self, limit: int = 100) -> list[Row]:
+        return self._all("SELECT * FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT ?", (limit,))
+
+    def mark_sent(self, reply_id: int, now: datetime) -> None:
+        self.db.execute("UPDATE outbox SET sent_at = ? WHERE id = ?", (stamp(now), reply_id))

@@ -1,0 +1,95 @@
+"""Fixtures for server tests: a migrated SQLite file, a clock the test moves,
+and a mail client that pushes mail through the real pipeline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import format_datetime, make_msgid
+
+import pytest
+
+from pbm.config import load_config
+from pbm.pipeline import Pipeline, Result
+from pbm.store import Store
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+
+    def advance(self, **delta) -> None:
+        self.now += timedelta(**delta)
+
+
+@dataclass
+class Mailbox:
+    """Sends mail as a player and keeps every reply the server queued."""
+
+    pipeline: Pipeline
+    clock: Clock
+    sent: list[EmailMessage] = field(default_factory=list)
+
+    def send(self, sender: str, subject: str, body: str = "", **headers: str) -> list[EmailMessage]:
+        msg = EmailMessage()
+        msg["From"] = sender
+        msg["To"] = "pbm@pbm.test"
+        msg["Subject"] = subject
+        msg["Date"] = format_datetime(self.clock.now)
+        msg["Message-ID"] = make_msgid(domain="player.test")
+        for name, value in headers.items():
+            msg[name.replace("_", "-")] = value
+        msg.set_content(body)
+        return self.deliver(bytes(msg))
+
+    def deliver(self, raw: bytes) -> list[EmailMessage]:
+        result = self.result = self.pipeline.handle(raw, now=self.clock.now)
+        self.clock.advance(minutes=5)
+        replies = [BytesParser(policy=policy.default).parsebytes(bytes(m)) for m in result.replies]
+        self.sent.extend(replies)
+        return replies
+
+    result: Result | None = None
+
+
+def text_of(msg: EmailMessage) -> str:
+    return msg.get_content()
+
+
+def to_of(msg: EmailMessage) -> str:
+    return str(msg["To"])
+
+
+@pytest.fixture
+def config(tmp_path):
+    path = tmp_path / "pbm.toml"
+    path.write_text('[server]\naddress = "pbm@pbm.test"\nname = "Trax PBM"\ndatabase = "pbm.sqlite3"\n')
+    return load_config(path)
+
+
+@pytest.fixture
+def store(config):
+    s = Store(config.server.database)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def mail(store, config, clock):
+    return Mailbox(Pipeline(store, config), clock)
+
+
+@pytest.fixture
+def players(mail):
+    """alice and bob, signed up."""
+    mail.send("alice@example.org", "signup alice apple")
+    mail.send("bob@example.org", "signup bob banana")
+    return mail
