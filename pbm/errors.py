@@ -82,3 +82,9 @@ class WrongGameError(PbmError):
     """A board addressed with another game type's command."""
 
     template = "wrong-game"
+
+
+class NotAvailableError(PbmError):
+    """A command of the language that this server does not offer yet."""
+
+    template = "not-available"

@@ -23,7 +23,7 @@ from . import accounts, games  # noqa: F401  (they register their handlers)
 from .commands import Command, CommandError, parse_mail_commands
 from .commands import decode_subject
 from .config import Config
-from .errors import PbmError
+from .errors import NotAvailableError, PbmError
 from .games import board_view
 from .render import Renderer
 from .replies import HANDLERS, Reply, Request
@@ -182,8 +182,11 @@ class Pipeline:
                 continue
             req = Request(self.store, self.config, now, sender, item, commands.comment)
             try:
+                handler = HANDLERS.get(item.name)
+                if handler is None:
+                    raise NotAvailableError(f"the command {item.name} is not available on this server yet")
                 with self.store.atomic():
-                    replies.extend(HANDLERS[item.name](req))
+                    replies.extend(handler(req))
             except PbmError as exc:
                 replies.append(self._error_reply(req, exc))
         if commands.source in ("multiple", "body"):

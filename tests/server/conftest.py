@@ -59,6 +59,11 @@ def text_of(msg: EmailMessage) -> str:
     return msg.get_content()
 
 
+def flat(msg: EmailMessage) -> str:
+    """The body with every run of blanks and line breaks made one blank."""
+    return " ".join(msg.get_content().split())
+
+
 def to_of(msg: EmailMessage) -> str:
     return str(msg["To"])
 

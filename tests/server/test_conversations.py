@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import text_of, to_of
+from .conftest import flat, text_of, to_of
 
 LOOP_GAME = "@0+ B1\\ B2/ A2+ A3/ A0\\ @3+ @3\\ B2+".split()
 LINE_GAME = "@0+ B1+ C1+ D1+ E1+ F1+ G1+ H1+".split()
@@ -132,7 +132,7 @@ def test_a_stale_move_number_is_rejected(players):
     play_moves(players, 101, ["@0/", "B1+"])
     replies = players.send("alice@example.org", "trax move 101 alice apple C1/#2")
     assert replies[0]["Subject"] == "Trax Board 101 Error"
-    body = text_of(replies[0])
+    body = flat(replies[0])
     assert "#2 does not match: the next move of board 101 is number 3" in body
     assert "@" in body  # the board is shown
     assert len(replies) == 1 and to_of(replies[0]) == "alice@example.org"
@@ -141,7 +141,7 @@ def test_a_stale_move_number_is_rejected(players):
 def test_a_move_out_of_turn_is_rejected_with_the_board(players):
     players.send("alice@example.org", "trax challenge alice bob")
     replies = players.send("bob@example.org", "trax move 101 bob banana @0/")
-    body = text_of(replies[0])
+    body = flat(replies[0])
     assert "it is not your turn on board 101: alice is to move" in body
     assert "White (o): alice" in body
     assert "banana" not in replies[0].as_string()
@@ -151,7 +151,7 @@ def test_an_illegal_move_is_rejected_with_the_reason_and_the_board(players):
     players.send("alice@example.org", "trax challenge alice bob")
     play_moves(players, 101, "@0/ B1+ C1/ C2\\ @1+ A2/ A3/ D3\\".split())
     replies = players.send("alice@example.org", "trax move 101 alice apple B3\\")
-    body = text_of(replies[0])
+    body = flat(replies[0])
     assert "illegal turn" in body and "three track ends" in body
     assert "Black (#): bob" in body and "It is alice's turn" in body
     assert "Nothing was changed." in body

@@ -1,0 +1,110 @@
+"""``pbm process`` and ``pbm exec``: the real command line, a real SQLite file."""
+
+from __future__ import annotations
+
+import mailbox
+import subprocess
+import sys
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+
+from pbm.store import Store
+
+
+def run(*args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pbm", *args], cwd=cwd, input=stdin, capture_output=True, timeout=60
+    )
+
+
+@pytest.fixture
+def site(tmp_path):
+    (tmp_path / "pbm.toml").write_text('[server]\naddress = "pbm@pbm.test"\ndatabase = "game.sqlite3"\n')
+    return tmp_path
+
+
+def mail(subject: str, sender: str = "alice@example.org", mid: str = "<m1@example.org>") -> bytes:
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = "pbm@pbm.test"
+    msg["Subject"] = subject
+    msg["Message-ID"] = mid
+    msg.set_content("From the start, a line that needs quoting in mbox.\n")
+    return bytes(msg)
+
+
+def replies_in(stdout: bytes, tmp_path: Path) -> list:
+    path = tmp_path / "out.mbox"
+    path.write_bytes(stdout)
+    box = mailbox.mbox(str(path))
+    try:
+        return list(box)
+    finally:
+        box.close()
+
+
+def test_process_handles_a_message_file_and_prints_the_replies_as_mbox(site):
+    (site / "signup.eml").write_bytes(mail("signup alice apple"))
+    done = run("process", "--config", "pbm.toml", "signup.eml", cwd=site)
+    assert done.returncode == 0, done.stderr
+    replies = replies_in(done.stdout, site)
+    assert len(replies) == 1
+    assert replies[0]["Subject"] == "Welcome to Trax PBM, alice"
+    assert b"apple" not in done.stdout
+    assert b"handled" in done.stderr
+    store = Store(site / "game.sqlite3")
+    assert store.find_user("alice") is not None
+    assert len(store.unsent_replies()) == 1
+    store.close()
+
+
+def test_process_reads_standard_input_and_a_second_delivery_is_a_duplicate(site):
+    raw = mail("signup alice apple")
+    first = run("process", "--config", "pbm.toml", "-", cwd=site, stdin=raw)
+    second = run("process", "--config", "pbm.toml", "-", cwd=site, stdin=raw)
+    assert first.returncode == second.returncode == 0
+    assert replies_in(second.stdout, site) == []
+    assert b"duplicate" in second.stderr
+
+
+def test_dry_run_prints_the_replies_but_changes_nothing(site):
+    done = run("process", "--config", "pbm.toml", "--dry-run", "-", cwd=site, stdin=mail("signup alice apple"))
+    assert done.returncode == 0
+    assert len(replies_in(done.stdout, site)) == 1
+    store = Store(site / "game.sqlite3")
+    assert store.find_user("alice") is None
+    assert store.unsent_replies() == []
+    store.close()
+
+
+def test_exec_runs_a_command_typed_by_the_operator(site):
+    run("exec", "--config", "pbm.toml", "--from", "alice@example.org", "signup alice apple", cwd=site, stdin=b"")
+    run("exec", "--config", "pbm.toml", "--from", "bob@example.org", "signup bob banana", cwd=site, stdin=b"")
+    done = run("exec", "--config", "pbm.toml", "--from", "op@example.org", "trax challenge alice bob", cwd=site,
+               stdin=b"Good luck to you both\n")
+    assert done.returncode == 0, done.stderr
+    replies = replies_in(done.stdout, site)
+    assert {r["To"] for r in replies} == {"alice@example.org", "bob@example.org"}
+    assert "Good luck to you both" in replies[0].get_payload(decode=True).decode()
+
+
+def test_a_dropped_mail_is_still_a_success(site):
+    raw = mail("help", sender="pbm@pbm.test")
+    done = run("process", "--config", "pbm.toml", "-", cwd=site, stdin=raw)
+    assert done.returncode == 0
+    assert b"dropped" in done.stderr
+
+
+def test_a_bad_config_is_a_clear_failure(site):
+    (site / "bad.toml").write_text("[server]\nadress = 'x@y.z'\n")
+    done = run("process", "--config", "bad.toml", "-", cwd=site, stdin=mail("help"))
+    assert done.returncode == 2
+    assert b"adress" in done.stderr and b"address" in done.stderr
+
+
+def test_a_missing_message_file_is_a_failure(site):
+    done = run("process", "--config", "pbm.toml", "nothere.eml", cwd=site)
+    assert done.returncode != 0
+    assert b"nothere.eml" in done.stderr
