@@ -348,3 +348,29 @@ def test_preview_shows_a_position_without_storing_it(players):
     body = text_of(replies[0])
     assert "An empty board, then @0/ B1+." in body
     assert "Nothing has been stored." in body
+
+
+def test_an_encoded_subject_with_a_reply_prefix_and_an_old_notation_move(players, store):
+    players.send("alice@example.org", "trax challenge alice bob")
+    replies = players.send("alice@example.org", "=?utf-8?q?Re=3A_trax_move_101_alice_apple_A1C?=")
+    assert replies[0]["Subject"] == "Trax Board 101 bob"
+    assert store.board(101)["moves"] == "@0/"
+
+
+def test_an_html_only_mail_is_read_as_text(players):
+    from email.message import EmailMessage
+
+    msg = EmailMessage()
+    msg["From"] = "alice@example.org"
+    msg["Subject"] = "hello from my phone"
+    msg["Message-ID"] = "<html-only@player.test>"
+    msg.set_content("<html><body><p>trax challenge alice bob</p><p>cheers</p></body></html>", subtype="html")
+    replies = players.deliver(bytes(msg))
+    assert any(str(r["Subject"]) == "New Trax Board 101 alice" for r in replies)
+
+
+def test_game_mail_goes_to_every_registered_address_once(players):
+    players.send("alice@example.org", "add alice apple alice@work.example.org ALICE@example.org")
+    players.send("alice@example.org", "trax challenge alice bob")
+    replies = players.send("alice@example.org", "trax move 101 alice apple @0+")
+    assert sorted(to_of(r) for r in replies) == ["alice@example.org", "alice@work.example.org", "bob@example.org"]
