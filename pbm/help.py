@@ -221,11 +221,11 @@ def _unknown_message(words: Sequence[str], suggestions: Mapping[str, str], game:
         guess = suggestions.get(word)
         parts.append(f"{word} (did you mean {help_} {guess}?)" if guess else word)
     listed = ", ".join(parts[:-1]) + (" or " if len(parts) > 1 else "") + parts[-1]
-    topics = ", ".join(LISTED_TOPICS)
+    topics = ", ".join(t for t in LISTED_TOPICS if t not in GAMES)
     return (
-        f"there is no help on {listed}. The topics are {topics}, the game types "
-        f"({', '.join(GAMES)}) and the name of any command, as in {help_} move or "
-        f"{help_} change password; {help_} commands lists the commands"
+        f"there is no help on {listed}. The topics are {topics}, a game type for "
+        f"its rules ({', '.join(GAMES)}), and the name of any command, as in "
+        f"{help_} move or {help_} change password"
     )
 
 
