@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .errors import BadAddressError, PbmError, UseridTakenError
 from .games import Turn, board_mail, finish, selected
+from .help import UnknownTopicError, help_context, resolve_topics
 from .passwords import hash_password
 from .replies import Reply, Request, handles
 from .trax import VARIANTS
@@ -112,8 +113,6 @@ def broadcast(req: Request) -> list[Reply]:
 
 @handles("help")
 def help_command(req: Request) -> list[Reply]:
-    from .help import UnknownTopicError, help_context, resolve_topics
-
     try:
         templates = resolve_topics(list(req.args.topics), req.command.game)
     except UnknownTopicError as exc:

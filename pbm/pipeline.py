@@ -223,10 +223,10 @@ class Pipeline:
         out = []
         for reply in replies:
             if reply.template == "replies/combined.txt":
-                parts = [self.renderer.render(p.template, server=server, **p.context) for p in reply.context["parts"]]
+                parts = [self.renderer.render(p.template, **{"server": server, **p.context}) for p in reply.context["parts"]]
                 text = self.renderer.render(reply.template, server=server, parts=parts)
             else:
-                text = self.renderer.render(reply.template, server=server, **reply.context)
+                text = self.renderer.render(reply.template, **{"server": server, **reply.context})
             for recipient in dict.fromkeys(reply.to):
                 msg = EmailMessage()
                 msg["From"] = f"{server.name} <{server.address}>"

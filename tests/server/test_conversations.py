@@ -374,3 +374,15 @@ def test_game_mail_goes_to_every_registered_address_once(players):
     players.send("alice@example.org", "trax challenge alice bob")
     replies = players.send("alice@example.org", "trax move 101 alice apple @0+")
     assert sorted(to_of(r) for r in replies) == ["alice@example.org", "alice@work.example.org", "bob@example.org"]
+
+
+def test_help_by_mail_sends_the_index_and_asked_topics(mail):
+    replies = mail.send("newbie@example.org", "help")
+    assert len(replies) == 1 and "help commands" in text_of(replies[0])
+    replies = mail.send("newbie@example.org", "help move notation")
+    assert len(replies) == 2
+    assert "trax move BOARD USERID PASSWORD MOVE[#N]" in flat(replies[0])
+    replies = mail.send("newbie@example.org", "looptrax help")
+    assert "loop" in text_of(replies[0]).lower()
+    replies = mail.send("newbie@example.org", "help notaton")
+    assert "did you mean" in flat(replies[0])
