@@ -47,8 +47,7 @@ def change_password(req: Request) -> list[Reply]:
     a = req.args
     user = req.login(a.userid, a.old)
     req.store.set_password_hash(user["id"], hash_password(a.new.reveal()))
-    to = tuple(dict.fromkeys([*req.store.addresses_of(user["id"]), req.sender]))
-    return [Reply("replies/password-changed.txt", to, {"userid": user["userid"]})]
+    return [Reply("replies/password-changed.txt", req.account_mail(user), {"userid": user["userid"]})]
 
 
 @handles("signoff")
@@ -56,8 +55,7 @@ def signoff(req: Request) -> list[Reply]:
     a = req.args
     user = req.login(a.userid, a.password)
     req.store.set_signed_off(user["id"], True)
-    to = tuple(dict.fromkeys([*req.store.addresses_of(user["id"]), req.sender]))
-    return [Reply("replies/signed-off.txt", to, {"userid": user["userid"]})]
+    return [Reply("replies/signed-off.txt", req.account_mail(user), {"userid": user["userid"]})]
 
 
 @handles("delete")
@@ -65,7 +63,7 @@ def delete(req: Request) -> list[Reply]:
     a = req.args
     user = req.login(a.userid, a.password)
     replies: list[Reply] = []
-    to = tuple(dict.fromkeys([*req.store.addresses_of(user["id"]), req.sender]))
+    to = req.account_mail(user)
     for game in selected(req, None, [user], "active", "active"):
         colour = game.colour_of(user)
         finish(req, game, "black" if colour == "white" else "white", "forfeit")

@@ -311,7 +311,9 @@ def challenge(req: Request) -> list[Reply]:
     for w in req.store.auto_subscriptions(game_name):
         req.store.add_watch(w["user_id"], game_name, number, w["kind"])
     game = load_game(req, number)
-    return [board_mail(req, game, template="replies/new-board.txt", comment=req.comment)]
+    mail = board_mail(req, game, template="replies/new-board.txt", comment=req.comment)
+    # whoever sent the challenge hears that it worked, player or not
+    return [Reply(mail.template, tuple(dict.fromkeys([*mail.to, req.sender])), mail.context)]
 
 
 @handles("move", "submit")

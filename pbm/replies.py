@@ -68,6 +68,11 @@ class Request:
             return ()
         return tuple(self.store.addresses_of(user["id"]))
 
+    def account_mail(self, user: Row) -> tuple[str, ...]:
+        """Where news about an account goes: its addresses (even when signed
+        off) and whoever sent the command."""
+        return tuple(dict.fromkeys([*self.store.addresses_of(user["id"]), self.sender]))
+
     def to_sender(self, template: str, **context: Any) -> Reply:
         return Reply(template, (self.sender,), context)
 

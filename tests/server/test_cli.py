@@ -86,7 +86,7 @@ def test_exec_runs_a_command_typed_by_the_operator(site):
                stdin=b"Good luck to you both\n")
     assert done.returncode == 0, done.stderr
     replies = replies_in(done.stdout, site)
-    assert {r["To"] for r in replies} == {"alice@example.org", "bob@example.org"}
+    assert {r["To"] for r in replies} == {"alice@example.org", "bob@example.org", "op@example.org"}
     assert "Good luck to you both" in replies[0].get_payload(decode=True).decode()
 
 

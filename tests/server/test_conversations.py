@@ -41,7 +41,7 @@ def test_a_taken_userid_is_refused(players):
 
 def test_challenge_opens_board_101_and_tells_both_players(players):
     replies = players.send("carol@example.org", "trax challenge alice bob")
-    assert sorted(to_of(r) for r in replies) == ["alice@example.org", "bob@example.org"]
+    assert sorted(to_of(r) for r in replies) == ["alice@example.org", "bob@example.org", "carol@example.org"]
     assert replies[0]["Subject"] == "New Trax Board 101 alice"
     body = text_of(replies[0])
     assert "White (o): alice" in body and "Black (#): bob" in body
