@@ -1,4 +1,4 @@
-"""The command line: ``pbm process`` and ``pbm exec`` (more with the daemon)."""
+"""The command line: ``pbm serve``, ``pbm process`` and ``pbm exec``."""
 
 from __future__ import annotations
 
@@ -69,6 +69,21 @@ def cmd_exec(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+
+    from .daemon import serve
+
+    config = load_config(args.config)
+    logging.basicConfig(
+        level=config.server.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd's per-command chatter
+    asyncio.run(serve(config))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pbm", description="Trax play-by-e-mail server")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -82,6 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.add_argument("message", help="the message file, or - for standard input")
     p.set_defaults(run=cmd_process)
+
+    p = sub.add_parser("serve", help="run the mail server until SIGTERM or SIGINT")
+    p.add_argument("--config", help="configuration file (TOML); default: built-in defaults")
+    p.set_defaults(run=cmd_serve)
 
     p = sub.add_parser("exec", help="handle one command typed by an operator")
     common(p)

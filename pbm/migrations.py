@@ -108,7 +108,21 @@ INITIAL = """
         INSERT INTO sqlite_sequence (name, seq) VALUES ('boards', 100);
 """
 
+# Mail that crashed the pipeline when it came over SMTP (IMAP mail goes to a
+# failed folder instead): kept whole for the operator to look at and retry.
+FAILED_MAIL = """
+        CREATE TABLE failed_mail (
+            id INTEGER PRIMARY KEY,
+            source TEXT NOT NULL,                           -- smtp | imap | cli
+            raw BLOB NOT NULL,
+            error TEXT NOT NULL,
+            failed_at TEXT NOT NULL,
+            retried_at TEXT
+        );
+"""
+
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
+    (2, "failed mail", FAILED_MAIL),
 ]

@@ -280,8 +280,36 @@ class Store:
         )
         return cur.lastrowid
 
-    def unsent_replies(self, limit: int = 100) -> list[Row]:
-        return self._all("SELECT * FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT ?", (limit,))
+    def unsent_replies(self, limit: int = 100, *, due: datetime | None = None) -> list[Row]:
+        """Replies not sent yet, oldest first; with ``due``, only those whose
+        next attempt is due by then."""
+        if due is None:
+            return self._all("SELECT * FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT ?", (limit,))
+        return self._all(
+            "SELECT * FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= ? ORDER BY id LIMIT ?",
+            (stamp(due), limit),
+        )
+
+    def count_unsent(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL").fetchone()[0]
 
     def mark_sent(self, reply_id: int, now: datetime) -> None:
         self.db.execute("UPDATE outbox SET sent_at = ? WHERE id = ?", (stamp(now), reply_id))
+
+    def postpone_unsent(self, error: str, next_attempt: datetime) -> None:
+        """The relay failed: every unsent reply waits until ``next_attempt``
+        (all of them, so that replies keep their order)."""
+        self.db.execute(
+            "UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE sent_at IS NULL",
+            (error[:500], stamp(next_attempt)),
+        )
+
+    def record_failed_mail(self, source: str, raw: bytes, error: str, now: datetime) -> int:
+        cur = self.db.execute(
+            "INSERT INTO failed_mail (source, raw, error, failed_at) VALUES (?, ?, ?, ?)",
+            (source, raw, error[:2000], stamp(now)),
+        )
+        return cur.lastrowid
+
+    def failed_mail(self) -> list[Row]:
+        return self._all("SELECT id, source, error, failed_at, retried_at FROM failed_mail ORDER BY id")

@@ -1,0 +1,180 @@
+"""IMAP intake (aioimaplib): fetch each new mail, hand it over, file it away.
+
+Every message in the watched mailbox is unhandled by definition: once the
+pipeline has committed it, it is moved to the processed folder; a mail that
+crashed the pipeline is moved to the failed folder.  If the daemon dies
+between the commit and the move, the mail is fetched again after a restart
+and the pipeline recognises it by its Message-ID (handled once).
+
+With IDLE (when the server offers it and the config allows it) new mail is
+pushed; otherwise the mailbox is polled: NOOP first (Dovecot answers a
+search from its view as of the previous command), then UID SEARCH, and at most
+500 messages per command (aioimaplib cannot parse much longer responses).
+Every call has a timeout; a lost connection is retried with back-off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import ssl
+from typing import Awaitable, Callable
+
+import aioimaplib
+
+from .config import ImapConfig
+
+log = logging.getLogger("pbm.inbox")
+
+CHUNK = 500
+CALL_TIMEOUT = 60.0
+
+# Called with the raw bytes; returns True when the mail was handled (move it
+# to processed) and False when it crashed the pipeline (move it to failed).
+Handler = Callable[[bytes, str], Awaitable[bool]]
+
+
+class ImapTrouble(Exception):
+    pass
+
+
+def _ok(response, what: str):
+    if response.result != "OK":
+        raise ImapTrouble(f"{what}: {response.result} {response.lines!r}")
+    return response
+
+
+class Inbox:
+    def __init__(self, config: ImapConfig, handle: Handler, stop: asyncio.Event) -> None:
+        self.config = config
+        self.handle = handle
+        self.stop = stop
+        self.imap: aioimaplib.IMAP4 | None = None
+        self.connected = asyncio.Event()
+
+    async def run(self) -> None:
+        """Until ``stop`` is set: connect, drain, wait for more; reconnect with
+        back-off (1 s doubling to 60 s) when anything goes wrong."""
+        delay = 1.0
+        while not self.stop.is_set():
+            try:
+                await self._session()
+                delay = 1.0
+            except (OSError, asyncio.TimeoutError, ImapTrouble, aioimaplib.Abort, aioimaplib.CommandTimeout) as exc:
+                log.warning("IMAP connection trouble (%s: %s); reconnecting in %.0f s", type(exc).__name__, exc, delay)
+            finally:
+                self.connected.clear()
+                await self._close()
+            if self.stop.is_set():
+                break
+            try:
+                await asyncio.wait_for(self.stop.wait(), timeout=delay)
+            except asyncio.TimeoutError:
+                pass
+            delay = min(delay * 2, 60.0)
+
+    async def _call(self, coro):
+        return await asyncio.wait_for(coro, timeout=CALL_TIMEOUT)
+
+    async def _session(self) -> None:
+        cfg = self.config
+        if cfg.tls == "ssl":
+            imap = aioimaplib.IMAP4_SSL(cfg.host, cfg.port, timeout=CALL_TIMEOUT, ssl_context=ssl.create_default_context())
+        else:
+            imap = aioimaplib.IMAP4(cfg.host, cfg.port, timeout=CALL_TIMEOUT)
+        self.imap = imap
+        await self._call(imap.wait_hello_from_server())
+        if cfg.tls == "starttls":
+            await self._starttls(imap)
+        _ok(await self._call(imap.login(cfg.username, cfg.password.reveal())), "LOGIN")
+        for folder in (cfg.processed_mailbox, cfg.failed_mailbox):
+            await self._call(imap.create(folder))  # NO when it exists: fine
+        _ok(await self._call(imap.select(cfg.mailbox)), "SELECT")
+        use_idle = cfg.idle and imap.has_capability("IDLE")
+        log.info("IMAP connected to %s:%s (%s)", cfg.host, cfg.port, "IDLE" if use_idle else "polling")
+        self.connected.set()
+        while not self.stop.is_set():
+            await self.drain()
+            if self.stop.is_set():
+                break
+            if use_idle:
+                await self._idle()
+            else:
+                try:
+                    await asyncio.wait_for(self.stop.wait(), timeout=cfg.poll_interval_seconds)
+                except asyncio.TimeoutError:
+                    pass
+
+    async def _starttls(self, imap: aioimaplib.IMAP4) -> None:
+        """aioimaplib has no STARTTLS of its own: send the command, then
+        upgrade the connection under the same protocol object."""
+        protocol = imap.protocol
+        _ok(await self._call(protocol.execute(aioimaplib.Command("STARTTLS", protocol.new_tag(), loop=asyncio.get_running_loop()))), "STARTTLS")
+        loop = asyncio.get_running_loop()
+        transport = await loop.start_tls(
+            protocol.transport, protocol, ssl.create_default_context(), server_hostname=self.config.host
+        )
+        protocol.transport = transport
+        await self._call(protocol.capability())
+
+    async def drain(self) -> int:
+        """Handle every message now in the mailbox; return how many."""
+        imap = self.imap
+        assert imap is not None
+        _ok(await self._call(imap.noop()), "NOOP")
+        response = _ok(await self._call(imap.uid_search("ALL")), "UID SEARCH")
+        uids = [int(w) for line in response.lines[:-1] for w in bytes(line).split() if w.isdigit()]
+        done = 0
+        for start in range(0, len(uids), CHUNK):
+            for uid in uids[start:start + CHUNK]:
+                if self.stop.is_set():
+                    return done
+                raw = await self._fetch(uid)
+                if raw is None:
+                    continue
+                handled = await self.handle(raw, f"imap uid {uid}")
+                target = self.config.processed_mailbox if handled else self.config.failed_mailbox
+                await self._move(uid, target)
+                done += 1
+        return done
+
+    async def _fetch(self, uid: int) -> bytes | None:
+        response = _ok(await self._call(self.imap.uid("fetch", str(uid), "(BODY.PEEK[])")), "UID FETCH")
+        for line in response.lines:
+            if isinstance(line, bytearray):
+                return bytes(line)
+        return None  # gone meanwhile (another client moved it)
+
+    async def _move(self, uid: int, folder: str) -> None:
+        imap = self.imap
+        if imap.has_capability("MOVE"):
+            _ok(await self._call(imap.uid("move", str(uid), folder)), "UID MOVE")
+            return
+        _ok(await self._call(imap.uid("copy", str(uid), folder)), "UID COPY")
+        _ok(await self._call(imap.uid("store", str(uid), "+FLAGS.SILENT", r"(\Deleted)")), "UID STORE")
+        _ok(await self._call(imap.expunge()), "EXPUNGE")
+
+    async def _idle(self) -> None:
+        imap = self.imap
+        idle = await self._call(imap.idle_start(timeout=max(self.config.poll_interval_seconds, 30)))
+        push = asyncio.ensure_future(imap.wait_server_push(timeout=self.config.poll_interval_seconds))
+        stopping = asyncio.ensure_future(self.stop.wait())
+        try:
+            await asyncio.wait({push, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (push, stopping):
+                if not task.done():
+                    task.cancel()
+            await asyncio.gather(push, stopping, return_exceptions=True)
+            if imap.has_pending_idle():
+                imap.idle_done()
+            await asyncio.wait_for(idle, timeout=CALL_TIMEOUT)
+
+    async def _close(self) -> None:
+        imap, self.imap = self.imap, None
+        if imap is None:
+            return
+        try:
+            await asyncio.wait_for(imap.logout(), timeout=5)
+        except Exception:  # the connection is already gone: nothing to tidy
+            pass
