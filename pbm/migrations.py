@@ -119,10 +119,12 @@ FAILED_MAIL = """
             failed_at TEXT NOT NULL,
             retried_at TEXT
         );
+        -- replies the relay refused for good (a 5xx for that message): kept, not retried
+        ALTER TABLE outbox ADD COLUMN refused_at TEXT;
 """
 
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
-    (2, "failed mail", FAILED_MAIL),
+    (2, "failed mail, refused replies", FAILED_MAIL),
 ]

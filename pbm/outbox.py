@@ -27,8 +27,9 @@ from .store import Store
 log = logging.getLogger("pbm.outbox")
 
 
-class RelayError(Exception):
-    pass
+def _first_code(exc: smtplib.SMTPRecipientsRefused) -> int:
+    codes = [code for code, _ in getattr(exc, "recipients", {}).values()]
+    return min(codes) if codes else 0
 
 
 class Outbox:
@@ -54,9 +55,19 @@ class Outbox:
         sent = 0
         try:
             with self._connect() as smtp:
+                sender = parseaddr(self.config.server.address)[1]
                 for row in due:
-                    sender = parseaddr(self.config.server.address)[1]
-                    smtp.sendmail(sender, [row["recipient"]], row["message"])
+                    try:
+                        smtp.sendmail(sender, [row["recipient"]], row["message"])
+                    except (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError) as exc:
+                        code = getattr(exc, "smtp_code", 0) or _first_code(exc)
+                        if code < 500:
+                            raise
+                        # refused for good: keep it for the operator, go on with the rest
+                        log.error("relay refused the reply %s to %s: %s", row["id"], row["recipient"], exc)
+                        with self.store.atomic():
+                            self.store.mark_refused(row["id"], f"{type(exc).__name__}: {exc}", self.clock())
+                        continue
                     with self.store.atomic():
                         self.store.mark_sent(row["id"], self.clock())
                     sent += 1

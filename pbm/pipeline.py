@@ -148,7 +148,7 @@ class Pipeline:
                 ) or "no command"
                 self.store.record_handled(key, sender, summary, "handled", now)
                 for m in messages:
-                    self.store.queue_reply(key, str(m["To"]), bytes(m), now)
+                    self.store.queue_reply(key, str(m["To"]), m.as_bytes(policy=policy.SMTP), now)
                 result.summary, result.replies = summary, messages
                 if dry_run:
                     raise _DryRun

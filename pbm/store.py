@@ -284,14 +284,25 @@ class Store:
         """Replies not sent yet, oldest first; with ``due``, only those whose
         next attempt is due by then."""
         if due is None:
-            return self._all("SELECT * FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT ?", (limit,))
+            return self._all(
+                "SELECT * FROM outbox WHERE sent_at IS NULL AND refused_at IS NULL ORDER BY id LIMIT ?", (limit,)
+            )
         return self._all(
-            "SELECT * FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= ? ORDER BY id LIMIT ?",
+            "SELECT * FROM outbox WHERE sent_at IS NULL AND refused_at IS NULL AND next_attempt_at <= ? "
+            "ORDER BY id LIMIT ?",
             (stamp(due), limit),
         )
 
     def count_unsent(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL").fetchone()[0]
+        return self.db.execute(
+            "SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL AND refused_at IS NULL"
+        ).fetchone()[0]
+
+    def mark_refused(self, reply_id: int, error: str, now: datetime) -> None:
+        self.db.execute(
+            "UPDATE outbox SET refused_at = ?, last_error = ?, attempts = attempts + 1 WHERE id = ?",
+            (stamp(now), error[:500], reply_id),
+        )
 
     def mark_sent(self, reply_id: int, now: datetime) -> None:
         self.db.execute("UPDATE outbox SET sent_at = ? WHERE id = ?", (stamp(now), reply_id))
@@ -300,7 +311,8 @@ class Store:
         """The relay failed: every unsent reply waits until ``next_attempt``
         (all of them, so that replies keep their order)."""
         self.db.execute(
-            "UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE sent_at IS NULL",
+            "UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? "
+            "WHERE sent_at IS NULL AND refused_at IS NULL",
             (error[:500], stamp(next_attempt)),
         )
 

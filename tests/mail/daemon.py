@@ -1,0 +1,118 @@
+"""Running the real daemon against the test Dovecot and sink.
+
+``DaemonThread`` runs :class:`pbm.daemon.Daemon` in its own thread and event
+loop, so a test can deliver mail, wait for replies and stop it without
+signals.  ``write_config`` writes the TOML a test daemon (or a ``pbm serve``
+subprocess) reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+
+from pbm.config import load_config
+from pbm.daemon import Daemon
+
+from .servers import Dovecot, Sink
+
+SERVER = "pbm@mail.test"
+
+
+def write_config(
+    directory: Path,
+    *,
+    dovecot: Dovecot | None = None,
+    user=None,
+    sink: Sink | None = None,
+    listen_port: int | None = None,
+    idle: bool = True,
+    poll_seconds: float = 1.0,
+) -> Path:
+    lines = ["[server]", f'address = "{SERVER}"', 'database = "pbm.sqlite3"', ""]
+    if dovecot is not None:
+        lines += [
+            "[imap]", f'host = "{dovecot.host}"', f"port = {dovecot.imap_port}", f'username = "{user.name}"',
+            f'password = "{user.password}"', 'tls = "none"', f"idle = {'true' if idle else 'false'}",
+            f"poll_interval_seconds = {poll_seconds}", "",
+        ]
+    if sink is not None:
+        lines += ["[smtp]", f'host = "{sink.host}"', f"port = {sink.port}", 'tls = "none"', ""]
+    lines += ["[listen]", f"enabled = {'true' if listen_port else 'false'}"]
+    if listen_port:
+        lines += [f"port = {listen_port}"]
+    lines += ["", "[outbox]", "retry_initial_seconds = 0.2", "retry_max_seconds = 1.0", ""]
+    path = directory / "pbm.toml"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def command_mail(sender: str, subject: str, body: str = "", **headers: str) -> bytes:
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = SERVER
+    msg["Subject"] = subject
+    msg["Message-ID"] = make_msgid(domain="player.test")
+    for name, value in headers.items():
+        msg[name.replace("_", "-")] = value
+    msg.set_content(body)
+    return bytes(msg)
+
+
+class DaemonThread:
+    def __init__(self, config_path: Path) -> None:
+        self.config = load_config(config_path)
+        self.loop = asyncio.new_event_loop()
+        self.ready = threading.Event()
+        self.error: BaseException | None = None
+        self.daemon: Daemon | None = None
+        self.thread = threading.Thread(target=self._main, name="pbm-daemon", daemon=True)
+
+    def _main(self) -> None:
+        asyncio.set_event_loop(self.loop)
+
+        async def run() -> None:
+            self.daemon = Daemon(self.config)
+            await self.daemon.start()
+            self.ready.set()
+            await self.daemon.run()
+
+        try:
+            self.loop.run_until_complete(run())
+        except BaseException as exc:  # reported by stop()
+            self.error = exc
+            self.ready.set()
+        finally:
+            self.loop.run_until_complete(self.loop.shutdown_default_executor())
+            self.loop.close()
+
+    def __enter__(self) -> "DaemonThread":
+        self.thread.start()
+        assert self.ready.wait(30), "the daemon did not start"
+        if self.error:
+            raise self.error
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        if self.thread.is_alive() and self.daemon is not None:
+            self.loop.call_soon_threadsafe(self.daemon.stop.set)
+        self.thread.join(60)
+        assert not self.thread.is_alive(), "the daemon did not stop"
+        if self.error:
+            raise self.error
+
+
+def wait_until(predicate, timeout: float = 60.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")

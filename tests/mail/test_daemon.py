@@ -1,0 +1,164 @@
+"""The daemon against a real Dovecot (IMAP, LMTP) and a real SMTP sink."""
+
+from __future__ import annotations
+
+import smtplib
+
+from .daemon import SERVER, DaemonThread, command_mail, wait_until, write_config
+from .servers import free_port
+
+LOOP_GAME = "@0+ B1\\ B2/ A2+ A3/ A0\\ @3+ @3\\ B2+".split()
+
+
+def game_mails() -> list[bytes]:
+    mails = [
+        command_mail("alice@example.org", "signup alice apple"),
+        command_mail("bob@example.org", "signup bob banana"),
+        command_mail("alice@example.org", "trax challenge alice bob"),
+    ]
+    for i, move in enumerate(LOOP_GAME):
+        who, pw = ("alice", "apple") if i % 2 == 0 else ("bob", "banana")
+        mails.append(command_mail(f"{who}@example.org", f"trax move 101 {who} {pw} {move}#{i + 1}"))
+    return mails
+
+
+def replies_to(sink, address: str) -> list:
+    return [r.message() for r in sink.messages if address in r.rcpt_tos]
+
+
+def check_game_replies(sink) -> None:
+    # 2 welcomes, 2 new-board mails, 9 moves x 2 players
+    received = sink.wait_for(2 + 2 + 18, timeout=90)
+    assert len(received) == 22
+    final = replies_to(sink, "bob@example.org")[-1]
+    assert final["Subject"] == "Trax Board 101"
+    assert "Game won by alice (white loop)." in final.get_content()
+    for r in received:
+        msg = r.message()
+        assert msg["Auto-Submitted"] == "auto-replied"
+        assert msg["In-Reply-To"]
+        assert r.mail_from == SERVER
+
+
+def test_a_whole_game_by_mail_through_dovecot(tmp_path, dovecot, mail_user, sink):
+    path = write_config(tmp_path, dovecot=dovecot, user=mail_user, sink=sink)
+    with DaemonThread(path):
+        for raw in game_mails():
+            dovecot.deliver(mail_user.name, raw)
+            # one at a time, as players would: each move needs the previous one
+            wait_until(lambda n=len(sink.messages): len(sink.messages) > n, what="a reply")
+        check_game_replies(sink)
+        wait_until(lambda: dovecot.count(mail_user.name, mail_user.password, "pbm/processed") == 12,
+                   what="processed mail")
+    assert dovecot.count(mail_user.name, mail_user.password, "INBOX") == 0
+    assert dovecot.count(mail_user.name, mail_user.password, "pbm/failed") == 0
+
+
+def test_polling_without_idle_finds_the_mail(tmp_path, dovecot, mail_user, sink):
+    path = write_config(tmp_path, dovecot=dovecot, user=mail_user, sink=sink, idle=False, poll_seconds=0.3)
+    with DaemonThread(path):
+        dovecot.deliver(mail_user.name, command_mail("carol@example.org", "help"))
+        sink.wait_for(1, timeout=30)
+        wait_until(lambda: dovecot.count(mail_user.name, mail_user.password, "pbm/processed") == 1)
+
+
+def test_a_whole_game_through_the_smtp_listener(tmp_path, sink):
+    port = free_port()
+    path = write_config(tmp_path, sink=sink, listen_port=port)
+    with DaemonThread(path):
+        with smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+            for raw in game_mails():
+                smtp.sendmail("player@example.org", [SERVER], raw)
+        check_game_replies(sink)
+
+
+def test_the_listener_refuses_other_recipients_and_oversized_mail(tmp_path, sink):
+    port = free_port()
+    path = write_config(tmp_path, sink=sink, listen_port=port)
+    path.write_text(path.read_text().replace("[listen]\n", "[listen]\nmax_message_bytes = 2000\n"))
+    with DaemonThread(path):
+        with smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+            smtp.ehlo()
+            code, _ = smtp.docmd("MAIL FROM:<a@example.org>")
+            assert code == 250
+            code, text = smtp.docmd("RCPT TO:<someone@else.example>")
+            assert code == 550
+            smtp.rset()
+            try:
+                smtp.sendmail("a@example.org", [SERVER], command_mail("a@example.org", "help", "x" * 5000))
+            except smtplib.SMTPDataError as exc:
+                assert exc.smtp_code == 552
+            except smtplib.SMTPSenderRefused as exc:
+                assert exc.smtp_code == 552
+            else:
+                raise AssertionError("oversized mail was accepted")
+        assert sink.messages == []
+
+
+def test_dovecot_restarted_mid_run_loses_nothing(tmp_path, dovecot, mail_user, sink):
+    path = write_config(tmp_path, dovecot=dovecot, user=mail_user, sink=sink)
+    with DaemonThread(path):
+        for i in range(3):
+            dovecot.deliver(mail_user.name, command_mail(f"p{i}@example.org", f"signup p{i} pw{i}"))
+        sink.wait_for(3, timeout=60)
+        dovecot.restart()
+        for i in range(3, 6):
+            dovecot.deliver(mail_user.name, command_mail(f"p{i}@example.org", f"signup p{i} pw{i}"))
+        received = sink.wait_for(6, timeout=90)
+        wait_until(lambda: dovecot.count(mail_user.name, mail_user.password, "pbm/processed") == 6,
+                   timeout=90, what="all six processed")
+    assert sorted(r.rcpt_tos[0] for r in received) == [f"p{i}@example.org" for i in range(6)]
+
+
+def test_replies_wait_while_the_relay_is_down_then_arrive_once_in_order(tmp_path, sink):
+    port = free_port()
+    path = write_config(tmp_path, sink=sink, listen_port=port)
+    sink.stop()
+    with DaemonThread(path) as running:
+        with smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+            smtp.sendmail("a@example.org", [SERVER], command_mail("alice@example.org", "signup alice apple"))
+            smtp.sendmail("b@example.org", [SERVER], command_mail("bob@example.org", "signup bob banana"))
+            smtp.sendmail("a@example.org", [SERVER], command_mail("alice@example.org", "trax challenge alice bob"))
+            for i, move in enumerate(LOOP_GAME[:4]):
+                who, pw = ("alice", "apple") if i % 2 == 0 else ("bob", "banana")
+                smtp.sendmail("x@example.org", [SERVER],
+                              command_mail(f"{who}@example.org", f"trax move 101 {who} {pw} {move}"))
+        store = running.daemon.store
+        wait_until(lambda: running.daemon.handled == 7, what="all commands handled")
+        wait_until(lambda: running.daemon.outbox.delay > 0.2, what="a failed relay attempt")
+        assert sink.messages == []
+        sink.start()
+        received = sink.wait_for(2 + 2 + 8, timeout=60)
+    assert len(received) == 12
+    del store
+    for player in ("alice@example.org", "bob@example.org"):
+        subjects = [str(m["Subject"]) for m in replies_to(sink, player)]
+        assert subjects[0].startswith("Welcome")
+        assert subjects[1] == "New Trax Board 101 alice"
+        # board mails in the order the moves were made
+        assert subjects[2:] == ["Trax Board 101 bob", "Trax Board 101 alice", "Trax Board 101 bob",
+                                "Trax Board 101 alice"]
+
+
+def test_automatic_mail_and_our_own_replies_get_no_answer(tmp_path, dovecot, mail_user, sink):
+    path = write_config(tmp_path, dovecot=dovecot, user=mail_user, sink=sink)
+    bounce = (
+        b"From: MAILER-DAEMON@example.org\r\nTo: pbm@mail.test\r\nSubject: Undelivered Mail Returned to Sender\r\n"
+        b"Message-ID: <bounce1@example.org>\r\nMIME-Version: 1.0\r\n"
+        b"Content-Type: multipart/report; report-type=delivery-status; boundary=XX\r\n\r\n"
+        b"--XX\r\nContent-Type: text/plain\r\n\r\nhelp\r\n--XX--\r\n"
+    )
+    vacation = command_mail("alice@example.org", "Auto: help", "I am away", Auto_Submitted="auto-replied")
+    listmail = command_mail("list@lists.example.org", "help", List_Id="<trax.lists.example.org>",
+                            Precedence="list")
+    own = command_mail(SERVER, "Trax Board 101 alice", "a reply of ours, looped back")
+    with DaemonThread(path) as running:
+        dovecot.deliver(mail_user.name, bounce, mail_from="")
+        dovecot.deliver(mail_user.name, vacation)
+        dovecot.deliver(mail_user.name, listmail)
+        dovecot.deliver(mail_user.name, own)
+        dovecot.deliver(mail_user.name, command_mail("carol@example.org", "help"))  # a real one last
+        sink.wait_for(1, timeout=60)
+        wait_until(lambda: dovecot.count(mail_user.name, mail_user.password, "pbm/processed") == 5)
+        wait_until(lambda: running.daemon.handled == 5)
+    assert [r.rcpt_tos for r in sink.messages] == [["carol@example.org"]]
