@@ -1,0 +1,98 @@
+"""``pbm serve`` killed with SIGKILL at random points while 200 commands flow.
+
+After the last restart every command must have been applied exactly once
+and every reply sent; a duplicate reply is tolerated only for a message in
+flight at a kill, so duplicates are counted and must not exceed the kills.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+
+from pbm.store import Store
+
+from .daemon import command_mail, wait_until, write_config
+
+COMMANDS = 200
+KILLS = 5
+
+
+def start_server(path, log):
+    return subprocess.Popen(
+        [sys.executable, "-m", "pbm", "serve", "--config", str(path)],
+        cwd=path.parent, stdout=log, stderr=subprocess.STDOUT,
+    )
+
+
+def test_sigkill_at_random_points_loses_nothing_and_applies_nothing_twice(tmp_path, dovecot, mail_user, sink):
+    path = write_config(tmp_path, dovecot=dovecot, user=mail_user, sink=sink)
+    setup = [
+        command_mail("alice@example.org", "signup alice apple"),
+        command_mail("bob@example.org", "signup bob banana"),
+    ]
+    # each challenge makes one board and two replies: easy to count exactly
+    work = [command_mail("op@example.org", f"trax challenge alice bob", f"game {i}") for i in range(COMMANDS)]
+    rng = random.Random(20261121)
+    log = open(tmp_path / "serve.log", "wb")
+    server = start_server(path, log)
+    try:
+        for raw in setup:
+            dovecot.deliver(mail_user.name, raw)
+        sink.wait_for(2, timeout=60)
+
+        def deliver_all():
+            dovecot.deliver_many(mail_user.name, work)
+
+        feeder = threading.Thread(target=deliver_all)
+        feeder.start()
+        for _ in range(KILLS):
+            time.sleep(rng.uniform(0.2, 1.5))
+            server.send_signal(signal.SIGKILL)
+            server.wait(30)
+            server = start_server(path, log)
+        feeder.join(120)
+        # every command handled: 2 + 200 mails in the processed folder
+        wait_until(lambda: dovecot.count(mail_user.name, mail_user.password, "pbm/processed") == COMMANDS + 2,
+                   timeout=240, what="every mail processed")
+        wait_until(lambda: len(sink.messages) >= 2 + 2 * COMMANDS, timeout=120, what="every reply sent")
+        time.sleep(1.0)  # let any reply still in flight arrive before counting
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(60) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait(30)
+        log.close()
+
+    store = Store(tmp_path / "pbm.sqlite3")
+    try:
+        boards = store.db.execute("SELECT COUNT(*) FROM boards").fetchone()[0]
+        handled = store.db.execute("SELECT COUNT(*) FROM handled").fetchone()[0]
+        unsent = store.count_unsent()
+    finally:
+        store.close()
+    assert boards == COMMANDS  # applied exactly once each
+    assert handled == COMMANDS + 2
+    assert unsent == 0
+    assert dovecot.count(mail_user.name, mail_user.password, "INBOX") == 0
+    assert dovecot.count(mail_user.name, mail_user.password, "pbm/failed") == 0
+    # every board's new-board mail reached both players; duplicates only from kills
+    seen = Counter()
+    for r in sink.messages:
+        subject = str(r.message()["Subject"])
+        if subject.startswith("New Trax Board"):
+            seen[(subject.split()[3], r.rcpt_tos[0])] += 1
+    numbers = {int(n) for n, _ in seen}
+    assert numbers == set(range(101, 101 + COMMANDS))
+    assert all(seen[(str(n), who)] >= 1 for n in numbers for who in ("alice@example.org", "bob@example.org"))
+    duplicates = sum(c - 1 for c in seen.values())
+    assert duplicates <= 2 * KILLS, f"{duplicates} duplicate replies after {KILLS} kills"
+    print(f"\n{KILLS} kills, {duplicates} duplicate replies")
+    assert os.path.getsize(tmp_path / "serve.log") > 0
