@@ -39,3 +39,35 @@ def check_password(password: str, stored: str) -> bool:
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(got, expected)
+
+
+class VerifiedPasswords:
+    """Remembers, in memory only, which passwords were recently checked
+    against which stored hash, so that a player's tenth move does not pay
+    for scrypt again (the idea of Dovecot's auth cache).
+
+    What is kept is an HMAC of (stored hash, password) under a key made at
+    start-up: nothing that could be reversed, nothing written to disk, and a
+    changed password (a new stored hash) never matches an old entry.
+    """
+
+    def __init__(self, size: int = 10_000) -> None:
+        self.key = os.urandom(32)
+        self.size = size
+        self.known: dict[bytes, None] = {}
+
+    def _token(self, password: str, stored: str) -> bytes:
+        return hmac.new(self.key, stored.encode() + b"\0" + password.encode("utf-8", "surrogatepass"), "sha256").digest()
+
+    def check(self, password: str, stored: str) -> bool:
+        if not stored:
+            return False
+        token = self._token(password, stored)
+        if token in self.known:
+            return True
+        if not check_password(password, stored):
+            return False
+        if len(self.known) >= self.size:
+            self.known.pop(next(iter(self.known)))
+        self.known[token] = None
+        return True

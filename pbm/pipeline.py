@@ -25,6 +25,7 @@ from .commands import decode_subject
 from .config import Config
 from .errors import NotAvailableError, PbmError
 from .games import board_view
+from .passwords import VerifiedPasswords
 from .render import Renderer
 from .replies import HANDLERS, Reply, Request
 from .store import Store
@@ -120,6 +121,7 @@ class Pipeline:
         self.store = store
         self.config = config
         self.renderer = renderer or Renderer()
+        self.passwords = VerifiedPasswords()
 
     # ------------------------------------------------------------------
 
@@ -180,7 +182,7 @@ class Pipeline:
                     "command": item.text, "message": item.reason, "right_form": item.usage,
                     "view": None, "position": None}))
                 continue
-            req = Request(self.store, self.config, now, sender, item, commands.comment)
+            req = Request(self.store, self.config, now, sender, item, commands.comment, self.passwords)
             try:
                 handler = HANDLERS.get(item.name)
                 if handler is None:

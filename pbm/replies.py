@@ -14,7 +14,7 @@ from typing import Any, Callable
 from .commands import Command, Password, UserId
 from .config import Config
 from .errors import NotAllowedError, UnknownUserError
-from .passwords import check_password
+from .passwords import VerifiedPasswords, check_password
 from .store import Row, Store
 
 
@@ -37,6 +37,7 @@ class Request:
     sender: str
     command: Command
     comment: str = ""
+    passwords: VerifiedPasswords | None = None
 
     @property
     def args(self) -> Any:
@@ -58,7 +59,8 @@ class Request:
     def login(self, userid: UserId, password: Password) -> Row:
         """The account, if the password is right; one answer for every failure."""
         row = self.store.find_user(userid.key)
-        if row is None or row["deleted_at"] is not None or not check_password(password.reveal(), row["password_hash"]):
+        check = self.passwords.check if self.passwords is not None else check_password
+        if row is None or row["deleted_at"] is not None or not check(password.reveal(), row["password_hash"]):
             raise NotAllowedError("wrong userid or password")
         return row
 

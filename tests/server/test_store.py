@@ -57,3 +57,17 @@ def test_a_failure_while_rendering_rolls_back_the_whole_mail(players, store, mon
     # nothing of the failed mail was kept, so the command sent again is played normally
     replies = players.send("alice@example.org", "trax move 101 alice apple @0/")
     assert replies[0]["Subject"] == "Trax Board 101 bob"
+
+
+def test_the_password_cache_answers_like_scrypt_and_forgets_changed_passwords():
+    from pbm.passwords import VerifiedPasswords, hash_password
+
+    cache = VerifiedPasswords(size=2)
+    stored = hash_password("apple")
+    assert cache.check("apple", stored) and cache.check("apple", stored)
+    assert not cache.check("pear", stored)
+    assert not cache.check("apple", "")
+    changed = hash_password("apple")  # same password, new salt: a new entry
+    assert cache.check("apple", changed)
+    assert len(cache.known) == 2
+    assert all(b"apple" not in token for token in cache.known)

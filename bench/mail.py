@@ -1,0 +1,195 @@
+"""End-to-end benchmark of the mail daemon through a real Dovecot.
+
+    .venv/bin/python bench/mail.py               # about a minute
+    .venv/bin/python bench/mail.py --boards 50 --moves 10
+
+Figures printed (all on 127.0.0.1, this machine):
+  throughput  1,000 move commands spread over 100 boards, already delivered to
+              the IMAP inbox: messages per second from the daemon's start until
+              the last reply reaches the SMTP sink
+  ceiling     a plain fetch-and-flag loop (aioimaplib, one message at a time)
+              over the same number of messages in the same Dovecot
+  latency     with IDLE: from LMTP delivery of one command to its reply at the
+              sink (median and 95th percentile)
+  scaling     cost of one move command handled in-process on a board of 10
+              moves and on one of 250 moves, among 10 or 1,000 boards
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import aioimaplib  # noqa: E402
+
+from pbm.config import load_config  # noqa: E402
+from pbm.pipeline import Pipeline  # noqa: E402
+from pbm.store import Store  # noqa: E402
+from pbm.trax import Board  # noqa: E402
+from tests.mail.daemon import DaemonThread, command_mail, write_config  # noqa: E402
+from tests.mail.servers import Dovecot, Sink  # noqa: E402
+
+
+def quiet_game(rng: random.Random, moves: int, variant: str = "trax") -> list[str]:
+    """A random legal game of ``moves`` moves in which nobody wins."""
+    board = Board(variant)
+    while board.ply < moves:
+        options = board.legal_moves()
+        rng.shuffle(options)
+        for move in options:
+            board.play(move)
+            if board.outcome() is None:
+                break
+            board.pop()
+        else:
+            return quiet_game(rng, moves, variant)
+    return [str(m) for m in board.moves]
+
+
+def setup_mails(boards: int) -> list[bytes]:
+    mails = []
+    for i in range(2 * boards):
+        mails.append(command_mail(f"p{i}@example.org", f"signup p{i} pw{i}"))
+    for b in range(boards):
+        mails.append(command_mail("op@example.org", f"trax challenge p{2 * b} p{2 * b + 1}"))
+    return mails
+
+
+def move_mails(boards: int, moves: int, rng: random.Random) -> list[bytes]:
+    games = [quiet_game(rng, moves) for _ in range(boards)]
+    mails = []
+    for ply in range(moves):
+        for b, game in enumerate(games):
+            player = 2 * b + ply % 2
+            mails.append(command_mail(
+                f"p{player}@example.org", f"trax move {101 + b} p{player} pw{player} {game[ply]}#{ply + 1}"
+            ))
+    return mails
+
+
+def wait_for(sink: Sink, n: int, timeout: float = 600) -> float:
+    sink.wait_for(n, timeout=timeout)
+    return time.perf_counter()
+
+
+async def fetch_and_flag(dovecot: Dovecot, user: str, password: str, count: int) -> float:
+    imap = aioimaplib.IMAP4(dovecot.host, dovecot.imap_port, timeout=60)
+    await imap.wait_hello_from_server()
+    await imap.login(user, password)
+    await imap.select("INBOX")
+    start = time.perf_counter()
+    response = await imap.uid_search("ALL")
+    uids = [int(w) for line in response.lines[:-1] for w in bytes(line).split() if w.isdigit()]
+    for uid in uids[:count]:
+        await imap.uid("fetch", str(uid), "(BODY.PEEK[])")
+        await imap.uid("store", str(uid), "+FLAGS.SILENT", r"(\Seen)")
+    elapsed = time.perf_counter() - start
+    await imap.logout()
+    return len(uids[:count]) / elapsed
+
+
+def throughput(dovecot: Dovecot, boards: int, moves: int) -> tuple[float, float]:
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp, Sink() as sink:
+        user, password = "bench" + str(rng.randrange(10**6)), "pw"
+        dovecot.add_user(user, password)
+        path = write_config(Path(tmp), dovecot=dovecot, user=type("U", (), {"name": user, "password": password}), sink=sink)
+        setup = setup_mails(boards)
+        work = move_mails(boards, moves, rng)
+        with DaemonThread(path):
+            dovecot.deliver_many(user, setup)
+            wait_for(sink, 2 * boards + 2 * boards)
+        sink.clear()
+        dovecot.deliver_many(user, work)
+        start = time.perf_counter()
+        with DaemonThread(path):
+            end = wait_for(sink, 2 * len(work))
+        rate = len(work) / (end - start)
+        # the ceiling: the same number of messages, fetched and flagged by a plain loop
+        ceiling_user = user + "c"
+        dovecot.add_user(ceiling_user, password)
+        dovecot.deliver_many(ceiling_user, work)
+        ceiling = asyncio.run(fetch_and_flag(dovecot, ceiling_user, password, len(work)))
+    return rate, ceiling
+
+
+def latency(dovecot: Dovecot, samples: int) -> list[float]:
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp, Sink() as sink:
+        user, password = "lat" + str(random.randrange(10**6)), "pw"
+        dovecot.add_user(user, password)
+        path = write_config(Path(tmp), dovecot=dovecot, user=type("U", (), {"name": user, "password": password}), sink=sink)
+        out = []
+        with DaemonThread(path):
+            time.sleep(0.5)  # let it settle into IDLE
+            for i in range(samples):
+                before = len(sink.messages)
+                start = time.perf_counter()
+                dovecot.deliver(user, command_mail(f"x{i}@example.org", "list"))
+                sink.wait_for(before + 1, timeout=30)
+                out.append(time.perf_counter() - start)
+                time.sleep(0.1)
+        return out
+
+
+def scaling() -> list[tuple[int, int, float]]:
+    """Milliseconds per move command, in-process, by (boards, game length)."""
+    rng = random.Random(11)
+    results = []
+    for boards, length in ((10, 10), (10, 250), (1000, 10), (1000, 250)):
+        with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+            config = load_config(write_config(Path(tmp)))
+            store = Store(config.server.database)
+            pipeline = Pipeline(store, config)
+            now = __import__("datetime").datetime(2026, 1, 1, tzinfo=__import__("datetime").timezone.utc)
+            pipeline.exec_command("a@x.org", "signup alice apple", now=now)
+            pipeline.exec_command("b@x.org", "signup bob banana", now=now)
+            game = quiet_game(rng, length + 40, "looptrax")
+            with store.atomic():  # the other boards, written directly: only their number matters
+                for _ in range(boards - 1):
+                    store.create_board(game="looptrax", white_id=1, black_id=2, nag_days=7, forfeit_days=21,
+                                       created_at="2026-01-01", updated_at="2026-01-01")
+                number = store.create_board(game="looptrax", white_id=1, black_id=2, nag_days=7, forfeit_days=21,
+                                            moves=" ".join(game[:length]), created_at="2026-01-01",
+                                            updated_at="2026-01-01")
+            times = []
+            for ply in range(length, length + 30):
+                who, pw = ("alice", "apple") if ply % 2 == 0 else ("bob", "banana")
+                start = time.perf_counter()
+                result = pipeline.exec_command(f"{who[0]}@x.org", f"looptrax move {number} {who} {pw} {game[ply]}",
+                                               now=now)
+                times.append(time.perf_counter() - start)
+                assert "Error" not in str(result.replies[0]["Subject"]), result.replies[0].get_content()
+            store.close()
+            results.append((boards, length, statistics.median(times[1:]) * 1000))
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--boards", type=int, default=100)
+    parser.add_argument("--moves", type=int, default=10, help="moves per board (default 10: 1,000 commands)")
+    parser.add_argument("--samples", type=int, default=30, help="latency samples")
+    args = parser.parse_args()
+    with Dovecot() as dovecot:
+        rate, ceiling = throughput(dovecot, args.boards, args.moves)
+        print(f"throughput: {rate:,.0f} msg/s ({args.boards * args.moves} move commands over {args.boards} boards)")
+        print(f"ceiling:    {ceiling:,.0f} msg/s (fetch and flag, one at a time); ratio {rate / ceiling:.2f}")
+        lat = sorted(latency(dovecot, args.samples))
+        p95 = lat[min(len(lat) - 1, int(round(0.95 * len(lat))) - 1)]
+        print(f"latency:    median {statistics.median(lat) * 1000:.0f} ms, 95th percentile {p95 * 1000:.0f} ms "
+              f"(IDLE, delivery to reply at the sink)")
+    for boards, length, ms in scaling():
+        print(f"scaling:    {ms:.1f} ms per move command, {boards} boards, game of {length} moves")
+
+
+if __name__ == "__main__":
+    main()
