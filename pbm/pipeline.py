@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from email import policy
-from email.message import EmailMessage
+from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import format_datetime, getaddresses, make_msgid, parseaddr
 
@@ -25,6 +25,7 @@ from .commands import decode_subject
 from .config import Config
 from .errors import NotAvailableError, PbmError
 from .games import board_view
+from .mailpolicy import POLICY, WIRE, outgoing
 from .passwords import VerifiedPasswords
 from .render import Renderer
 from .replies import HANDLERS, Reply, Request
@@ -41,7 +42,7 @@ class Result:
     sender: str | None = None
     reason: str = ""
     summary: str = ""
-    replies: list[EmailMessage] = field(default_factory=list)
+    replies: list[Message] = field(default_factory=list)
 
 
 class _DryRun(Exception):
@@ -126,7 +127,7 @@ class Pipeline:
     # ------------------------------------------------------------------
 
     def handle(self, raw: bytes, *, now: datetime, dry_run: bool = False) -> Result:
-        msg = BytesParser(policy=policy.default).parsebytes(raw)
+        msg = BytesParser(policy=POLICY).parsebytes(raw)
         key = message_key(msg, raw)
         if self.store.was_handled(key):
             return Result("duplicate", key)
@@ -150,7 +151,7 @@ class Pipeline:
                 ) or "no command"
                 self.store.record_handled(key, sender, summary, "handled", now)
                 for m in messages:
-                    self.store.queue_reply(key, str(m["To"]), m.as_bytes(policy=policy.SMTP), now)
+                    self.store.queue_reply(key, str(m["To"]), m.as_bytes(policy=WIRE), now)
                 result.summary, result.replies = summary, messages
                 if dry_run:
                     raise _DryRun
@@ -160,7 +161,7 @@ class Pipeline:
 
     def exec_command(self, sender: str, subject: str, body: str = "", *, now: datetime, dry_run: bool = False) -> Result:
         """A command typed by an operator: handled like a mail from ``sender``."""
-        msg = EmailMessage()
+        msg = EmailMessage(policy=POLICY)
         msg["From"] = sender
         msg["To"] = self.config.server.address
         msg["Subject"] = subject
@@ -220,7 +221,7 @@ class Pipeline:
             return replies
         return [Reply("replies/combined.txt", (sender,), {"parts": mine}), *others]
 
-    def _compose(self, replies: list[Reply], original: EmailMessage, key: str, now: datetime) -> list[EmailMessage]:
+    def _compose(self, replies: list[Reply], original: EmailMessage, key: str, now: datetime) -> list[Message]:
         server = self.config.server
         out = []
         for reply in replies:
@@ -229,17 +230,12 @@ class Pipeline:
                 text = self.renderer.render(reply.template, server=server, parts=parts)
             else:
                 text = self.renderer.render(reply.template, **{"server": server, **reply.context})
+            domain = server.address.rpartition("@")[2] or "localhost"
+            in_reply_to = key if key.startswith("<") and " " not in key else None
             for recipient in dict.fromkeys(reply.to):
-                msg = EmailMessage()
-                msg["From"] = f"{server.name} <{server.address}>"
-                msg["To"] = recipient
-                msg["Subject"] = text.subject
-                msg["Date"] = format_datetime(now)
-                msg["Message-ID"] = make_msgid(domain=server.address.rpartition("@")[2] or "localhost")
-                if key.startswith("<"):
-                    msg["In-Reply-To"] = key
-                    msg["References"] = key
-                msg["Auto-Submitted"] = "auto-replied"
-                msg.set_content(text.body)
-                out.append(msg)
+                out.append(outgoing(
+                    sender=(server.name, server.address), recipient=recipient, subject=text.subject,
+                    body=text.body, date=format_datetime(now), message_id=make_msgid(domain=domain),
+                    in_reply_to=in_reply_to,
+                ))
         return out
