@@ -75,8 +75,19 @@ class Daemon:
             self.store.record_failed_mail("smtp", raw, error, self.clock())
 
     async def flush_outbox(self) -> int:
+        """Send what is due: the reply goes on the wire without the database
+        lock, so intake is not held up by a slow relay."""
         async with self.lock:
-            return await asyncio.to_thread(self.outbox.flush)
+            rows = await asyncio.to_thread(self.outbox.due)
+        sent = 0
+        for row in rows:
+            outcome, why = await asyncio.to_thread(self.outbox.send, row)
+            async with self.lock:
+                await asyncio.to_thread(self.outbox.settle, row, outcome, why)
+            if outcome == "failed":
+                break
+            sent += outcome == "sent"
+        return sent
 
     async def _outbox_loop(self) -> None:
         while not self.stop.is_set():
@@ -121,6 +132,7 @@ class Daemon:
             if self.listener is not None:
                 await self.listener.wait_closed()
             await self.flush_outbox()  # a last try for what is queued
+            await asyncio.to_thread(self.outbox.close)
             self.store.close()
             log.info("stopped: %d mails handled, %d failed", self.handled, self.failed)
 

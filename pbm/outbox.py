@@ -39,47 +39,78 @@ class Outbox:
         self.clock = clock
         self.delay = config.outbox.retry_initial_seconds
         self._maildir: mailbox.Maildir | None = None
+        self._smtp: smtplib.SMTP | None = None
 
     @property
     def uses_relay(self) -> bool:
         return self.config.smtp is not None
 
-    def flush(self, limit: int = 200) -> int:
-        """Send what is due (blocking; the daemon runs it in a thread).
-        Returns how many replies went out; raises nothing on relay trouble."""
-        due = self.store.unsent_replies(limit, due=self.clock())
-        if not due:
-            return 0
+    # The daemon calls due() and settle() holding its database lock, and
+    # send() without it, so that intake goes on while a reply is on the wire;
+    # after a "failed" it stops and waits for the retry time (order kept).
+
+    def due(self, limit: int = 200) -> list:
+        return self.store.unsent_replies(limit, due=self.clock())
+
+    def send(self, row) -> tuple[str, str]:
+        """Deliver one reply: ("sent", ""), ("refused", why) for a permanent
+        refusal of this reply, or ("failed", why) when the relay is in trouble."""
         if not self.uses_relay:
-            return self._to_maildir(due)
-        sent = 0
+            self._write_maildir(bytes(row["message"]))
+            return "sent", ""
         try:
-            with self._connect() as smtp:
-                sender = parseaddr(self.config.server.address)[1]
-                for row in due:
-                    try:
-                        smtp.sendmail(sender, [row["recipient"]], row["message"])
-                    except (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError) as exc:
-                        code = getattr(exc, "smtp_code", 0) or _first_code(exc)
-                        if code < 500:
-                            raise
-                        # refused for good: keep it for the operator, go on with the rest
-                        log.error("relay refused the reply %s to %s: %s", row["id"], row["recipient"], exc)
-                        with self.store.atomic():
-                            self.store.mark_refused(row["id"], f"{type(exc).__name__}: {exc}", self.clock())
-                        continue
-                    with self.store.atomic():
-                        self.store.mark_sent(row["id"], self.clock())
-                    sent += 1
+            smtp = self._session()
+            smtp.sendmail(parseaddr(self.config.server.address)[1], [row["recipient"]], row["message"])
+            return "sent", ""
+        except (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError) as exc:
+            code = getattr(exc, "smtp_code", 0) or _first_code(exc)
+            if code >= 500:
+                return "refused", f"{type(exc).__name__}: {exc}"
+            self._drop_session()
+            return "failed", f"{type(exc).__name__}: {exc}"
         except (OSError, smtplib.SMTPException) as exc:
-            retry = self.clock() + timedelta(seconds=self.delay)
-            with self.store.atomic():
-                self.store.postpone_unsent(f"{type(exc).__name__}: {exc}", retry)
-            log.warning("relay failed (%s); %d sent, retrying in %.0f s", exc, sent, self.delay)
+            self._drop_session()
+            return "failed", f"{type(exc).__name__}: {exc}"
+
+    def settle(self, row, outcome: str, why: str) -> None:
+        """Record what became of a reply (in the store, one transaction)."""
+        with self.store.atomic():
+            if outcome == "sent":
+                self.store.mark_sent(row["id"], self.clock())
+            elif outcome == "refused":
+                log.error("relay refused the reply %s to %s for good: %s", row["id"], row["recipient"], why)
+                self.store.mark_refused(row["id"], why, self.clock())
+            else:
+                retry = self.clock() + timedelta(seconds=self.delay)
+                self.store.postpone_unsent(why, retry)
+                log.warning("relay failed (%s); retrying in %.1f s", why, self.delay)
+        if outcome == "failed":
             self.delay = min(self.delay * 2, self.config.outbox.retry_max_seconds)
-            return sent
-        self.delay = self.config.outbox.retry_initial_seconds
-        return sent
+        else:
+            self.delay = self.config.outbox.retry_initial_seconds
+
+    def close(self) -> None:
+        self._drop_session()
+
+    def _session(self) -> smtplib.SMTP:
+        """The open relay connection, made or remade as needed."""
+        if self._smtp is not None:
+            try:
+                if self._smtp.noop()[0] == 250:
+                    return self._smtp
+            except (OSError, smtplib.SMTPException):
+                pass
+            self._drop_session()
+        self._smtp = self._connect()
+        return self._smtp
+
+    def _drop_session(self) -> None:
+        smtp, self._smtp = self._smtp, None
+        if smtp is not None:
+            try:
+                smtp.quit()
+            except (OSError, smtplib.SMTPException):
+                smtp.close()
 
     def _connect(self) -> smtplib.SMTP:
         cfg = self.config.smtp
@@ -95,13 +126,9 @@ class Outbox:
             smtp.login(cfg.username, cfg.password.reveal() if cfg.password else "")
         return smtp
 
-    def _to_maildir(self, due: list) -> int:
+    def _write_maildir(self, message: bytes) -> None:
         if self._maildir is None:
             path = Path(self.config.outbox.maildir)
             path.parent.mkdir(parents=True, exist_ok=True)
             self._maildir = mailbox.Maildir(str(path), create=True)
-        for row in due:
-            self._maildir.add(bytes(row["message"]))
-            with self.store.atomic():
-                self.store.mark_sent(row["id"], self.clock())
-        return len(due)
+        self._maildir.add(message)
