@@ -7,6 +7,7 @@ second, so even a long game costs a few milliseconds).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +69,30 @@ class Game:
         return self.player(self.board.turn)
 
 
+class Positions:
+    """Positions kept in memory between commands, so that a long game is not
+    replayed for every move.  A position is handed out (and forgotten) when
+    its board's stored move list is exactly the one it was kept with, and kept
+    again only after the command that used it succeeded; anything else is a
+    miss, and the engine replays the stored moves."""
+
+    def __init__(self, size: int = 1000) -> None:
+        self.size = size
+        self.kept: OrderedDict[int, tuple[str, Board]] = OrderedDict()
+
+    def take(self, number: int, moves: str, variant: str) -> Board:
+        entry = self.kept.pop(number, None)
+        if entry is not None and entry[0] == moves and entry[1].variant.name == variant:
+            return entry[1]
+        return Board.replay(moves.split(), variant)
+
+    def keep(self, number: int, board: Board) -> None:
+        self.kept[number] = (" ".join(str(m) for m in board.moves), board)
+        self.kept.move_to_end(number)
+        while len(self.kept) > self.size:
+            self.kept.popitem(last=False)
+
+
 def load_game(req: Request, number: int, *, game: str | None = None) -> Game:
     row = req.store.board(number)
     if row is None:
@@ -76,9 +101,14 @@ def load_game(req: Request, number: int, *, game: str | None = None) -> Game:
         raise WrongGameError(
             f"board {number} is a {row['game']} board", board=number, board_game=row["game"]
         )
-    board = Board.replay(row["moves"].split(), row["game"])
+    if req.positions is not None:
+        board = req.positions.take(number, row["moves"], row["game"])
+    else:
+        board = Board.replay(row["moves"].split(), row["game"])
     store = req.store
-    return Game(row, board, store.user_by_id(row["white_id"]), store.user_by_id(row["black_id"]))
+    loaded = Game(row, board, store.user_by_id(row["white_id"]), store.user_by_id(row["black_id"]))
+    req.loaded.append(loaded)
+    return loaded
 
 
 def player_game(req: Request, number: int, userid: UserId, password) -> tuple[Game, Row]:

@@ -24,7 +24,7 @@ from .commands import Command, CommandError, parse_mail_commands
 from .commands import decode_subject
 from .config import Config
 from .errors import NotAvailableError, PbmError
-from .games import board_view
+from .games import Positions, board_view
 from .mailpolicy import POLICY, WIRE, outgoing
 from .passwords import VerifiedPasswords
 from .render import Renderer
@@ -123,6 +123,7 @@ class Pipeline:
         self.config = config
         self.renderer = renderer or Renderer()
         self.passwords = VerifiedPasswords()
+        self.positions = Positions()
 
     # ------------------------------------------------------------------
 
@@ -183,13 +184,16 @@ class Pipeline:
                     "command": item.text, "message": item.reason, "right_form": item.usage,
                     "view": None, "position": None}))
                 continue
-            req = Request(self.store, self.config, now, sender, item, commands.comment, self.passwords)
+            req = Request(self.store, self.config, now, sender, item, commands.comment, self.passwords,
+                          self.positions)
             try:
                 handler = HANDLERS.get(item.name)
                 if handler is None:
                     raise NotAvailableError(f"the command {item.name} is not available on this server yet")
                 with self.store.atomic():
                     replies.extend(handler(req))
+                for game in req.loaded:
+                    self.positions.keep(game.number, game.board)
             except PbmError as exc:
                 replies.append(self._error_reply(req, exc))
         if commands.source in ("multiple", "body"):

@@ -38,6 +38,8 @@ class Request:
     command: Command
     comment: str = ""
     passwords: VerifiedPasswords | None = None
+    positions: Any = None  # games.Positions: positions kept between commands
+    loaded: list = field(default_factory=list)  # the games this command loaded
 
     @property
     def args(self) -> Any:

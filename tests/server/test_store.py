@@ -71,3 +71,34 @@ def test_the_password_cache_answers_like_scrypt_and_forgets_changed_passwords():
     assert cache.check("apple", changed)
     assert len(cache.known) == 2
     assert all(b"apple" not in token for token in cache.known)
+
+
+def test_kept_positions_are_used_only_when_the_stored_moves_match():
+    from pbm.games import Positions
+    from pbm.trax import Board
+
+    positions = Positions(size=2)
+    board = Board.replay(["@0/", "B1+"])
+    positions.keep(101, board)
+    assert positions.take(101, "@0/ B1+", "trax") is board
+    assert positions.take(101, "@0/ B1+", "trax") is not board  # handed out once, then replayed
+    positions.keep(101, board)
+    other = positions.take(101, "@0/", "trax")  # the database says otherwise: replay
+    assert other is not board and [str(m) for m in other.moves] == ["@0/"]
+    for n in (1, 2, 3):
+        positions.keep(n, Board())
+    assert list(positions.kept) == [2, 3]
+
+
+def test_a_failed_command_does_not_leave_its_position_behind(players, store):
+    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax move 101 alice apple @0/")
+    players.send("bob@example.org", "trax move 101 bob banana B1+")
+    # an illegal move (the board object is not changed by it) and a stale one
+    players.send("alice@example.org", "trax move 101 alice apple Z9+")
+    players.send("alice@example.org", "trax move 101 alice apple C1/#7")
+    replies = players.send("alice@example.org", "trax move 101 alice apple C1/#3")
+    assert replies[0]["Subject"] == "Trax Board 101 bob"
+    assert store.board(101)["moves"] == "@0/ B1+ C1/"
+    kept = players.pipeline.positions.kept[101]
+    assert kept[0] == "@0/ B1+ C1/"
