@@ -58,9 +58,14 @@ class Outbox:
         if not self.uses_relay:
             self._write_maildir(bytes(row["message"]))
             return "sent", ""
+        sender = parseaddr(self.config.server.address)[1]
         try:
-            smtp = self._session()
-            smtp.sendmail(parseaddr(self.config.server.address)[1], [row["recipient"]], row["message"])
+            try:
+                self._session().sendmail(sender, [row["recipient"]], row["message"])
+            except smtplib.SMTPServerDisconnected:
+                # the relay closed an idle connection: one fresh try
+                self._drop_session()
+                self._session().sendmail(sender, [row["recipient"]], row["message"])
             return "sent", ""
         except (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError) as exc:
             code = getattr(exc, "smtp_code", 0) or _first_code(exc)
@@ -93,15 +98,9 @@ class Outbox:
         self._drop_session()
 
     def _session(self) -> smtplib.SMTP:
-        """The open relay connection, made or remade as needed."""
-        if self._smtp is not None:
-            try:
-                if self._smtp.noop()[0] == 250:
-                    return self._smtp
-            except (OSError, smtplib.SMTPException):
-                pass
-            self._drop_session()
-        self._smtp = self._connect()
+        """The open relay connection, made when there is none."""
+        if self._smtp is None:
+            self._smtp = self._connect()
         return self._smtp
 
     def _drop_session(self) -> None:
