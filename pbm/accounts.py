@@ -5,7 +5,6 @@ from __future__ import annotations
 from .errors import BadAddressError, PbmError, UseridTakenError
 from .games import Turn, board_mail, finish, selected
 from .help import UnknownTopicError, help_context, resolve_topics
-from .passwords import hash_password
 from .replies import Reply, Request, handles
 from .trax import VARIANTS
 
@@ -25,7 +24,7 @@ def signup(req: Request) -> list[Reply]:
     if existing is not None:
         raise UseridTakenError(f"the userid {a.userid} is taken; choose another", userid=str(a.userid))
     addresses = normal_addresses(req, a.addresses)
-    user = req.store.create_user(a.userid.typed, a.userid.key, hash_password(a.password.reveal()), addresses, req.now)
+    user = req.store.create_user(a.userid.typed, a.userid.key, req.new_password_hash(a.password), addresses, req.now)
     to = tuple(dict.fromkeys([*addresses, req.sender]))
     return [Reply("replies/welcome.txt", to, {"userid": user["userid"], "addresses": addresses})]
 
@@ -46,7 +45,7 @@ def addresses(req: Request) -> list[Reply]:
 def change_password(req: Request) -> list[Reply]:
     a = req.args
     user = req.login(a.userid, a.old)
-    req.store.set_password_hash(user["id"], hash_password(a.new.reveal()))
+    req.store.set_password_hash(user["id"], req.new_password_hash(a.new))
     return [Reply("replies/password-changed.txt", req.account_mail(user), {"userid": user["userid"]})]
 
 

@@ -59,6 +59,12 @@ class VerifiedPasswords:
     def _token(self, password: str, stored: str) -> bytes:
         return hmac.new(self.key, stored.encode() + b"\0" + password.encode("utf-8", "surrogatepass"), "sha256").digest()
 
+    def remember(self, password: str, stored: str) -> None:
+        """A hash just made from this password (signup, new password)."""
+        if len(self.known) >= self.size:
+            self.known.pop(next(iter(self.known)))
+        self.known[self._token(password, stored)] = None
+
     def check(self, password: str, stored: str) -> bool:
         if not stored:
             return False
@@ -67,7 +73,5 @@ class VerifiedPasswords:
             return True
         if not check_password(password, stored):
             return False
-        if len(self.known) >= self.size:
-            self.known.pop(next(iter(self.known)))
-        self.known[token] = None
+        self.remember(password, stored)
         return True

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from .commands import Command, Password, UserId
 from .config import Config
 from .errors import NotAllowedError, UnknownUserError
-from .passwords import VerifiedPasswords, check_password
+from .passwords import VerifiedPasswords, check_password, hash_password
 from .store import Row, Store
 
 
@@ -65,6 +65,13 @@ class Request:
         if row is None or row["deleted_at"] is not None or not check(password.reveal(), row["password_hash"]):
             raise NotAllowedError("wrong userid or password")
         return row
+
+    def new_password_hash(self, password: Password) -> str:
+        """Hash a new password (and remember it as checked)."""
+        stored = hash_password(password.reveal())
+        if self.passwords is not None:
+            self.passwords.remember(password.reveal(), stored)
+        return stored
 
     def addresses(self, user: Row) -> tuple[str, ...]:
         """Where game mail for the user goes (nothing once signed off)."""
