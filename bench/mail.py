@@ -5,8 +5,8 @@
 
 Figures printed (all on 127.0.0.1, this machine):
   throughput  1,000 move commands spread over 100 boards, delivered over LMTP
-              to the running daemon's inbox: messages per second from the start
-              of delivery until the last reply reaches the SMTP sink
+              to the inbox of a running `pbm serve`: messages per second from the
+              start of delivery until the last reply reaches the SMTP sink
   ceiling     a plain fetch-and-flag loop (aioimaplib, one message at a time)
               over the same number of messages in the same Dovecot
   latency     with IDLE: from LMTP delivery of one command to its reply at the
@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -106,7 +107,11 @@ def throughput(dovecot: Dovecot, boards: int, moves: int) -> tuple[float, float]
         path = write_config(Path(tmp), dovecot=dovecot, user=type("U", (), {"name": user, "password": password}), sink=sink)
         setup = setup_mails(boards)
         work = move_mails(boards, moves, rng)
-        with DaemonThread(path):
+        # the daemon in its own process, as in production (the sink and the
+        # LMTP feeder stay in this one)
+        server = subprocess.Popen([sys.executable, "-m", "pbm", "serve", "--config", str(path)], cwd=tmp,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
             dovecot.deliver_many(user, setup)
             wait_for(sink, 2 * boards + 2 * boards)
             sink.clear()
@@ -116,6 +121,9 @@ def throughput(dovecot: Dovecot, boards: int, moves: int) -> tuple[float, float]
             feeder.start()
             end = wait_for(sink, 2 * len(work))
             feeder.join()
+        finally:
+            server.terminate()
+            server.wait(60)
         rate = len(work) / (end - start)
         # the ceiling: the same number of messages, fetched and flagged by a plain loop
         ceiling_user = user + "c"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import ssl
 from typing import Awaitable, Callable
 
@@ -25,8 +26,10 @@ import aioimaplib
 from .config import ImapConfig
 
 log = logging.getLogger("pbm.inbox")
+_UID = re.compile(rb"UID (\d+)")
 
-CHUNK = 500
+FETCH_BATCH = 25  # messages per UID FETCH (aioimaplib copes with up to about 500)
+MOVE_BATCH = 50
 CALL_TIMEOUT = 60.0
 
 # Called with the raw bytes; returns True when the mail was handled (move it
@@ -94,7 +97,11 @@ class Inbox:
         log.info("IMAP connected to %s:%s (%s)", cfg.host, cfg.port, "IDLE" if use_idle else "polling")
         self.connected.set()
         while not self.stop.is_set():
-            await self.drain()
+            # drain until a search finds nothing: mail that came in meanwhile
+            # is taken at once instead of after the next IDLE push (which
+            # Dovecot sends about half a second late)
+            while await self.drain() and not self.stop.is_set():
+                pass
             if self.stop.is_set():
                 break
             if use_idle:
@@ -125,33 +132,54 @@ class Inbox:
         response = _ok(await self._call(imap.uid_search("ALL")), "UID SEARCH")
         uids = [int(w) for line in response.lines[:-1] for w in bytes(line).split() if w.isdigit()]
         done = 0
-        for start in range(0, len(uids), CHUNK):
-            for uid in uids[start:start + CHUNK]:
-                if self.stop.is_set():
-                    return done
-                raw = await self._fetch(uid)
-                if raw is None:
-                    continue
-                handled = await self.handle(raw, f"imap uid {uid}")
-                target = self.config.processed_mailbox if handled else self.config.failed_mailbox
-                await self._move(uid, target)
-                done += 1
+        # handled mail is moved in batches: a mail handled but not yet moved
+        # when the daemon dies is fetched again later and recognised as a
+        # duplicate, so batching costs nothing in safety
+        moves: dict[str, list[int]] = {self.config.processed_mailbox: [], self.config.failed_mailbox: []}
+        try:
+            for start in range(0, len(uids), FETCH_BATCH):
+                for uid, raw in await self._fetch(uids[start:start + FETCH_BATCH]):
+                    if self.stop.is_set():
+                        return done
+                    handled = await self.handle(raw, f"imap uid {uid}")
+                    target = self.config.processed_mailbox if handled else self.config.failed_mailbox
+                    moves[target].append(uid)
+                    done += 1
+                    if len(moves[target]) >= MOVE_BATCH:
+                        await self._move(moves[target], target)
+                        moves[target] = []
+        finally:
+            for target, batch in moves.items():
+                if batch and self.imap is not None:
+                    await self._move(batch, target)
         return done
 
-    async def _fetch(self, uid: int) -> bytes | None:
-        response = _ok(await self._call(self.imap.uid("fetch", str(uid), "(BODY.PEEK[])")), "UID FETCH")
+    async def _fetch(self, uids: list[int]) -> list[tuple[int, bytes]]:
+        """The raw messages of these UIDs, in UID order (one FETCH command;
+        a message gone meanwhile is simply missing)."""
+        response = _ok(
+            await self._call(self.imap.uid("fetch", ",".join(map(str, uids)), "(UID BODY.PEEK[])")), "UID FETCH"
+        )
+        found: dict[int, bytes] = {}
+        uid = None
         for line in response.lines:
             if isinstance(line, bytearray):
-                return bytes(line)
-        return None  # gone meanwhile (another client moved it)
+                if uid is not None:
+                    found[uid] = bytes(line)
+                uid = None
+            else:
+                match = _UID.search(bytes(line))
+                uid = int(match.group(1)) if match else None
+        return [(u, found[u]) for u in uids if u in found]
 
-    async def _move(self, uid: int, folder: str) -> None:
+    async def _move(self, uids: list[int], folder: str) -> None:
         imap = self.imap
+        uid_set = ",".join(str(u) for u in uids)
         if imap.has_capability("MOVE"):
-            _ok(await self._call(imap.uid("move", str(uid), folder)), "UID MOVE")
+            _ok(await self._call(imap.uid("move", uid_set, folder)), "UID MOVE")
             return
-        _ok(await self._call(imap.uid("copy", str(uid), folder)), "UID COPY")
-        _ok(await self._call(imap.uid("store", str(uid), "+FLAGS.SILENT", r"(\Deleted)")), "UID STORE")
+        _ok(await self._call(imap.uid("copy", uid_set, folder)), "UID COPY")
+        _ok(await self._call(imap.uid("store", uid_set, "+FLAGS.SILENT", r"(\Deleted)")), "UID STORE")
         _ok(await self._call(imap.expunge()), "EXPUNGE")
 
     async def _idle(self) -> None:

@@ -22,8 +22,9 @@ Row = dict[str, Any]
 
 
 def stamp(now: datetime) -> str:
-    """Times are stored as ISO 8601 text in UTC."""
-    return now.isoformat(timespec="seconds")
+    """Times are stored as ISO 8601 text in UTC (whole seconds unless the
+    time has a fraction: retry times do)."""
+    return now.isoformat(timespec="seconds" if not now.microsecond else "microseconds")
 
 
 class Store:
@@ -281,17 +282,21 @@ class Store:
         return cur.lastrowid
 
     def unsent_replies(self, limit: int = 100, *, due: datetime | None = None) -> list[Row]:
-        """Replies not sent yet, oldest first; with ``due``, only those whose
-        next attempt is due by then."""
-        if due is None:
-            return self._all(
-                "SELECT * FROM outbox WHERE sent_at IS NULL AND refused_at IS NULL ORDER BY id LIMIT ?", (limit,)
-            )
-        return self._all(
-            "SELECT * FROM outbox WHERE sent_at IS NULL AND refused_at IS NULL AND next_attempt_at <= ? "
-            "ORDER BY id LIMIT ?",
-            (stamp(due), limit),
+        """Replies not sent yet, oldest first; with ``due``, only the oldest
+        ones up to the first whose next attempt is still to come, so that a
+        reply never overtakes an older one that is waiting for a retry."""
+        rows = self._all(
+            "SELECT * FROM outbox WHERE sent_at IS NULL AND refused_at IS NULL ORDER BY id LIMIT ?", (limit,)
         )
+        if due is None:
+            return rows
+        now = stamp(due)
+        ready = []
+        for row in rows:
+            if row["next_attempt_at"] > now:
+                break
+            ready.append(row)
+        return ready
 
     def count_unsent(self) -> int:
         return self.db.execute(

@@ -102,3 +102,14 @@ def test_a_failed_command_does_not_leave_its_position_behind(players, store):
     assert store.board(101)["moves"] == "@0/ B1+ C1/"
     kept = players.pipeline.positions.kept[101]
     assert kept[0] == "@0/ B1+ C1/"
+
+
+def test_a_reply_never_overtakes_an_older_one_waiting_for_a_retry(store, clock):
+    from datetime import timedelta
+
+    first = store.queue_reply("<a@x>", "alice@example.org", b"one", clock.now)
+    store.postpone_unsent("relay down", clock.now + timedelta(seconds=30))
+    store.queue_reply("<b@x>", "alice@example.org", b"two", clock.now + timedelta(seconds=1))
+    assert store.unsent_replies(due=clock.now + timedelta(seconds=2)) == []
+    ready = store.unsent_replies(due=clock.now + timedelta(seconds=31))
+    assert [r["id"] for r in ready] == [first, first + 1]
