@@ -76,6 +76,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .daemon import serve
 
     config = load_config(args.config)
+    if not config.listen.enabled and config.imap is None:
+        print("pbm: nothing to receive mail with: enable [listen] or configure [imap]", file=sys.stderr)
+        return 2
     logging.basicConfig(
         level=config.server.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

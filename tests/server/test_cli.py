@@ -108,3 +108,10 @@ def test_a_missing_message_file_is_a_failure(site):
     done = run("process", "--config", "pbm.toml", "nothere.eml", cwd=site)
     assert done.returncode != 0
     assert b"nothere.eml" in done.stderr
+
+
+def test_serve_refuses_to_start_with_no_way_to_receive_mail(site):
+    (site / "deaf.toml").write_text("[listen]\nenabled = false\n")
+    done = run("serve", "--config", "deaf.toml", cwd=site)
+    assert done.returncode == 2
+    assert b"nothing to receive mail with" in done.stderr
