@@ -14,7 +14,7 @@ import html
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from email import policy
+from email.policy import compat32
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import format_datetime, getaddresses, make_msgid, parseaddr
@@ -49,14 +49,14 @@ class _DryRun(Exception):
     pass
 
 
-def message_key(msg: EmailMessage, raw: bytes) -> str:
-    mid = (msg.get("Message-ID") or "").strip()
+def message_key(msg: Message, raw: bytes) -> str:
+    mid = " ".join(str(msg.get("Message-ID") or "").split())
     if mid:
         return mid
     return "sha256:" + hashlib.sha256(raw).hexdigest()
 
 
-def screen(msg: EmailMessage, config: Config) -> str | None:
+def screen(msg: Message, config: Config) -> str | None:
     """Why this mail must get no reply (automatic mail, our own), or None."""
     sender = sender_address(msg)
     if not sender:
@@ -78,7 +78,7 @@ def screen(msg: EmailMessage, config: Config) -> str | None:
     return None
 
 
-def sender_address(msg: EmailMessage) -> str | None:
+def sender_address(msg: Message) -> str | None:
     try:
         values = msg.get_all("From") or []
         pairs = getaddresses([str(v) for v in values])
@@ -102,19 +102,32 @@ class _TextOfHtml:
         return html.unescape(cls.TAGS.sub(sub, text))
 
 
-def body_text(msg: EmailMessage) -> str:
+def body_text(msg: Message) -> str:
+    """The text a player wrote: the first text/plain part that is not an
+    attachment, else the first text/html part made into text."""
+    plain = html = None
+    for part in msg.walk():
+        if part.is_multipart():
+            continue
+        disposition = str(part.get("Content-Disposition", "")).split(";")[0].strip().lower()
+        if disposition == "attachment":
+            continue
+        kind = part.get_content_type()
+        if kind == "text/plain" and plain is None:
+            plain = part
+        elif kind == "text/html" and html is None:
+            html = part
+    part = plain or html
+    if part is None:
+        return ""
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return ""
     try:
-        part = msg.get_body(preferencelist=("plain", "html"))
-        if part is None:
-            return ""
-        text = part.get_content()
-    except (LookupError, ValueError, AttributeError):
-        return ""
-    if not isinstance(text, str):
-        return ""
-    if part.get_content_type() == "text/html":
-        text = _TextOfHtml.convert(text)
-    return text
+        text = payload.decode(part.get_content_charset() or "utf-8", errors="replace")
+    except LookupError:  # a charset nobody knows
+        text = payload.decode("utf-8", errors="replace")
+    return _TextOfHtml.convert(text) if part is html else text
 
 
 class Pipeline:
@@ -128,7 +141,7 @@ class Pipeline:
     # ------------------------------------------------------------------
 
     def handle(self, raw: bytes, *, now: datetime, dry_run: bool = False) -> Result:
-        msg = BytesParser(policy=POLICY).parsebytes(raw)
+        msg = BytesParser(policy=compat32).parsebytes(raw)  # header values read as text, decoded where used
         key = message_key(msg, raw)
         if self.store.was_handled(key):
             return Result("duplicate", key)
@@ -146,7 +159,7 @@ class Pipeline:
         try:
             with self.store.atomic():
                 replies = self._run(commands, sender, now)
-                messages = self._compose(replies, msg, key, now)
+                messages = self._compose(replies, key, now)
                 summary = "; ".join(
                     item.redacted() if isinstance(item, Command) else f"error: {item.reason}" for item in commands
                 ) or "no command"
@@ -225,7 +238,7 @@ class Pipeline:
             return replies
         return [Reply("replies/combined.txt", (sender,), {"parts": mine}), *others]
 
-    def _compose(self, replies: list[Reply], original: EmailMessage, key: str, now: datetime) -> list[Message]:
+    def _compose(self, replies: list[Reply], key: str, now: datetime) -> list[Message]:
         server = self.config.server
         out = []
         for reply in replies:
