@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .errors import BadAddressError, PbmError, UseridTakenError
-from .games import Turn, board_mail, finish, selected
+from .games import board_mail, finish, selected
 from .help import UnknownTopicError, help_context, resolve_topics
 from .replies import Reply, Request, handles
 from .trax import VARIANTS
@@ -66,8 +66,7 @@ def delete(req: Request) -> list[Reply]:
     for game in selected(req, None, [user], "active", "active"):
         colour = game.colour_of(user)
         finish(req, game, "black" if colour == "white" else "white", "forfeit")
-        turn = Turn(events=[{"kind": "forfeit", "player": user["userid"]}])
-        replies.append(board_mail(req, game, events=turn.events))
+        replies.append(board_mail(req, game, events=[{"kind": "forfeit", "player": user["userid"]}]))
     req.store.delete_user(user["id"], req.now)
     replies.insert(0, Reply("replies/deleted.txt", to, {"userid": user["userid"], "forfeited": len(replies)}))
     return replies

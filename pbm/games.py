@@ -385,7 +385,6 @@ def confirm(req: Request) -> list[Reply]:
     if pending is None:
         raise NothingPendingError(f"you have no submitted move on board {game.number}", what="submitted move")
     if pending["ply"] != game.board.ply + 1:
-        req.store.set_submitted(game.number, user["id"], None)
         raise StaleMoveError(
             f"your submitted move {pending['move']} was for move {pending['ply']}, "
             f"but the board has moved on", view_game=game,
@@ -484,18 +483,24 @@ def chat(req: Request) -> list[Reply]:
 
 
 def selected(req: Request, game_name: str | None, users: list[Row], selection: str | None, default: str) -> list[Game]:
-    rows = req.store.boards_of([u["id"] for u in users], game_name)
+    """The boards of these users (every board of the game type when there
+    are none) that match all, active, inactive or next (whose turn it is:
+    one of the users', or anyone's when there are none)."""
+    if users:
+        rows = req.store.boards_of([u["id"] for u in users], game_name)
+    else:
+        rows = req.store.boards_of_game(game_name)
+    ids = {u["id"] for u in users}
     which = selection or default
     out = []
     for row in rows:
-        if which == "active" and row["status"] != "active":
+        if which in ("active", "next") and row["status"] != "active":
             continue
         if which == "inactive" and row["status"] == "active":
             continue
         game = load_game(req, row["number"])
-        if which == "next":
-            if not game.active or game.to_move["id"] not in {u["id"] for u in users}:
-                continue
+        if which == "next" and ids and game.to_move["id"] not in ids:
+            continue
         out.append(game)
     return out
 
@@ -552,20 +557,8 @@ def all_show(req: Request) -> list[Reply]:
 @handles("games")
 def games_table(req: Request) -> list[Reply]:
     a = req.args
-    if a.userids:
-        users = [req.user(u) for u in a.userids]
-        games = selected(req, req.game, users, a.selection, "all")
-    else:
-        games = []
-        for row in req.store.boards_of_game(req.game):
-            if (a.selection or "all") == "active" and row["status"] != "active":
-                continue
-            if a.selection == "inactive" and row["status"] == "active":
-                continue
-            g = load_game(req, row["number"])
-            if a.selection == "next" and not g.active:
-                continue
-            games.append(g)
+    users = [req.user(u) for u in a.userids]
+    games = selected(req, req.game, users, a.selection, "all")
     rows = [board_view(req, g) for g in games]
     return [req.to_sender("replies/games.txt", rows=rows, title=get_variant(req.game).title,
                           selection=a.selection or "all")]

@@ -53,7 +53,6 @@ class Inbox:
         self.handle = handle
         self.stop = stop
         self.imap: aioimaplib.IMAP4 | None = None
-        self.connected = asyncio.Event()
 
     async def run(self) -> None:
         """Until ``stop`` is set: connect, drain, wait for more; reconnect with
@@ -66,7 +65,6 @@ class Inbox:
             except (OSError, asyncio.TimeoutError, ImapTrouble, aioimaplib.Abort, aioimaplib.CommandTimeout) as exc:
                 log.warning("IMAP connection trouble (%s: %s); reconnecting in %.0f s", type(exc).__name__, exc, delay)
             finally:
-                self.connected.clear()
                 await self._close()
             if self.stop.is_set():
                 break
@@ -95,7 +93,6 @@ class Inbox:
         _ok(await self._call(imap.select(cfg.mailbox)), "SELECT")
         use_idle = cfg.idle and imap.has_capability("IDLE")
         log.info("IMAP connected to %s:%s (%s)", cfg.host, cfg.port, "IDLE" if use_idle else "polling")
-        self.connected.set()
         while not self.stop.is_set():
             # drain until a search finds nothing: mail that came in meanwhile
             # is taken at once instead of after the next IDLE push (which

@@ -1,45 +1,19 @@
-"""The e-mail policy for reading and writing mail.
+"""Building the plain-text messages the server writes.
 
-``email.policy.default`` makes a new header class for every header it
-parses, and parses Message-ID style headers with a full RFC 5322 parser;
-profiles showed that as most of the cost of a reply.  This policy is the
-default one with the header classes made once, and the message-id headers
-(which we only copy or make ourselves) kept as unstructured text.  Header
-values still may not contain line breaks, so nothing a player writes can add
-a header.
+Replies (and the messages ``pbm exec`` makes for an operator's command) are
+built header by header as ``compat32`` messages: ``EmailMessage`` with
+``policy.default`` parses every header it is given, which profiles showed to
+be most of the cost of a reply.  Every header value is checked for line
+breaks, so nothing a player writes can add a header or a recipient.
 """
 
 from __future__ import annotations
 
-from email import policy
-from email.headerregistry import HeaderRegistry, UnstructuredHeader
-
-
-class _CachedHeaderRegistry(HeaderRegistry):
-    def __init__(self) -> None:
-        super().__init__()
-        for name in ("message-id", "in-reply-to", "references"):
-            self.map_to_type(name, UnstructuredHeader)
-        self._made: dict[str, type] = {}
-
-    def __getitem__(self, name: str) -> type:
-        key = name.lower()
-        made = self._made.get(key)
-        if made is None:
-            made = self._made[key] = super().__getitem__(name)
-        return made
-
-
-POLICY = policy.default.clone(header_factory=_CachedHeaderRegistry())
-
-
-# --- writing replies --------------------------------------------------------------
-
-from email import charset as _charset  # noqa: E402
-from email.header import Header  # noqa: E402
-from email.message import Message  # noqa: E402
-from email.policy import compat32  # noqa: E402
-from email.utils import formataddr  # noqa: E402
+from email import charset as _charset
+from email.header import Header
+from email.message import Message
+from email.policy import compat32
+from email.utils import formataddr
 
 _UTF8 = _charset.Charset("utf-8")
 _UTF8.body_encoding = _charset.QP
@@ -60,12 +34,12 @@ def outgoing(
     body: str,
     date: str,
     message_id: str,
-    in_reply_to: str | None,
+    in_reply_to: str | None = None,
+    auto_reply: bool = True,
 ) -> Message:
-    """A plain-text reply, built header by header from values we made or
-    checked (no line breaks: nothing can smuggle in a header or a recipient).
-    The body goes as 7bit when it is plain ASCII with short lines, else as
-    UTF-8 quoted-printable."""
+    """A plain-text message from values we made or checked.  Replies carry
+    ``Auto-Submitted: auto-replied`` (``auto_reply``).  The body goes as 7bit
+    when it is plain ASCII with short lines, else as UTF-8 quoted-printable."""
     msg = Message()
     msg["From"] = _header(formataddr(sender, charset="utf-8"))
     msg["To"] = _header(recipient)
@@ -75,7 +49,8 @@ def outgoing(
     if in_reply_to:
         msg["In-Reply-To"] = _header(in_reply_to)
         msg["References"] = _header(in_reply_to)
-    msg["Auto-Submitted"] = "auto-replied"
+    if auto_reply:
+        msg["Auto-Submitted"] = "auto-replied"
     if body.isascii() and all(len(line) <= 998 for line in body.splitlines()):
         msg["MIME-Version"] = "1.0"
         msg["Content-Type"] = 'text/plain; charset="us-ascii"'

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.policy import compat32
-from email.message import EmailMessage, Message
+from email.message import Message
 from email.parser import BytesParser
 from email.utils import format_datetime, getaddresses, make_msgid, parseaddr
 
@@ -25,7 +25,7 @@ from .commands import decode_subject
 from .config import Config
 from .errors import NotAvailableError, PbmError
 from .games import Positions, board_view
-from .mailpolicy import POLICY, WIRE, outgoing
+from .mailpolicy import WIRE, outgoing
 from .passwords import VerifiedPasswords
 from .render import Renderer
 from .replies import HANDLERS, Reply, Request
@@ -175,14 +175,16 @@ class Pipeline:
 
     def exec_command(self, sender: str, subject: str, body: str = "", *, now: datetime, dry_run: bool = False) -> Result:
         """A command typed by an operator: handled like a mail from ``sender``."""
-        msg = EmailMessage(policy=POLICY)
-        msg["From"] = sender
-        msg["To"] = self.config.server.address
-        msg["Subject"] = subject
-        msg["Message-ID"] = make_msgid(domain=self.config.server.address.rpartition("@")[2] or "localhost")
-        msg["Date"] = format_datetime(now)
-        msg.set_content(body or "")
-        return self.handle(bytes(msg), now=now, dry_run=dry_run)
+        msg = outgoing(
+            sender=("", sender), recipient=self.config.server.address, subject=subject, body=body or "",
+            date=format_datetime(now), message_id=make_msgid(domain=self._domain), auto_reply=False,
+        )
+        return self.handle(msg.as_bytes(), now=now, dry_run=dry_run)
+
+    @property
+    def _domain(self) -> str:
+        """The domain of our Message-IDs."""
+        return self.config.server.address.rpartition("@")[2] or "localhost"
 
     # ------------------------------------------------------------------
 
@@ -240,6 +242,7 @@ class Pipeline:
 
     def _compose(self, replies: list[Reply], key: str, now: datetime) -> list[Message]:
         server = self.config.server
+        in_reply_to = key if key.startswith("<") and " " not in key else None
         out = []
         for reply in replies:
             if reply.template == "replies/combined.txt":
@@ -247,12 +250,10 @@ class Pipeline:
                 text = self.renderer.render(reply.template, server=server, parts=parts)
             else:
                 text = self.renderer.render(reply.template, **{"server": server, **reply.context})
-            domain = server.address.rpartition("@")[2] or "localhost"
-            in_reply_to = key if key.startswith("<") and " " not in key else None
             for recipient in dict.fromkeys(reply.to):
                 out.append(outgoing(
                     sender=(server.name, server.address), recipient=recipient, subject=text.subject,
-                    body=text.body, date=format_datetime(now), message_id=make_msgid(domain=domain),
+                    body=text.body, date=format_datetime(now), message_id=make_msgid(domain=self._domain),
                     in_reply_to=in_reply_to,
                 ))
         return out

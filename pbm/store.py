@@ -327,6 +327,3 @@ class Store:
             (source, raw, error[:2000], stamp(now)),
         )
         return cur.lastrowid
-
-    def failed_mail(self) -> list[Row]:
-        return self._all("SELECT id, source, error, failed_at, retried_at FROM failed_mail ORDER BY id")
