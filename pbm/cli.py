@@ -1,4 +1,4 @@
-"""The command line: ``pbm serve``, ``pbm process`` and ``pbm exec``."""
+"""The command line: ``pbm serve``, ``pbm process``, ``pbm exec`` and ``pbm tick``."""
 
 from __future__ import annotations
 
@@ -69,6 +69,22 @@ def cmd_exec(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tick(args: argparse.Namespace) -> int:
+    from .clock import run_tick
+
+    pipeline, store = _pipeline(args)
+    now = _now(args.now)
+    try:
+        messages = run_tick(pipeline, now, dry_run=args.dry_run)
+    finally:
+        store.close()
+    sys.stdout.buffer.write(mbox(messages, now))
+    sys.stdout.flush()
+    print(f"pbm: clock work as of {now.isoformat()}: {len(messages)} mail{'' if len(messages) == 1 else 's'}",
+          file=sys.stderr)
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import asyncio
     import logging
@@ -94,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--config", help="configuration file (TOML); default: built-in defaults")
         p.add_argument("--dry-run", action="store_true", help="show the replies, change nothing")
-        p.add_argument("--now", help=argparse.SUPPRESS)  # ISO time, for tests and recovery
+        p.add_argument("--now", help="act as of this ISO 8601 time (default: now; UTC unless it says)")
 
     p = sub.add_parser("process", help="handle one RFC 5322 message and print the replies (mbox)")
     common(p)
@@ -110,6 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--from", dest="sender", required=True, help="the address the command comes from")
     p.add_argument("subject", help="the command, as it would stand in a Subject line")
     p.set_defaults(run=cmd_exec)
+
+    p = sub.add_parser("tick", help="do the clock work (reminders, forfeits) once and print its mail (mbox)")
+    common(p)
+    p.set_defaults(run=cmd_tick)
     return parser
 
 

@@ -186,6 +186,10 @@ class GamesConfig:
     ``default_limit`` is the number of simultaneous active games a player may
     have until they set their own with ``<game> limit``; 0 means no limit.
     ``vacation_days_per_year`` 0 turns the ``vacation`` command off.
+    ``inactive_days``: a player with no active game and no rated game
+    finished for that long is listed as inactive in the standings.
+    ``clock_interval_seconds``: how often ``pbm serve`` does the clock work
+    (reminders, forfeits).
     """
 
     nag_days: int = 7
@@ -194,6 +198,8 @@ class GamesConfig:
     tournament_forfeit_days: int = 7
     vacation_days_per_year: int = 30
     default_limit: int = 0
+    inactive_days: int = 180
+    clock_interval_seconds: float = 300.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -380,6 +386,8 @@ def _games(t: _Table) -> GamesConfig:
         tournament_forfeit_days=t.integer("tournament_forfeit_days", minimum=1),
         vacation_days_per_year=t.integer("vacation_days_per_year", minimum=0, maximum=366),
         default_limit=t.integer("default_limit", minimum=0),
+        inactive_days=t.integer("inactive_days", minimum=1),
+        clock_interval_seconds=t.seconds("clock_interval_seconds"),
     )
     for prefix in ("", "tournament_"):
         nag = getattr(config, prefix + "nag_days")

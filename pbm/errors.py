@@ -88,3 +88,9 @@ class NotAvailableError(PbmError):
     """A command of the language that this server does not offer yet."""
 
     template = "not-available"
+
+
+class VacationRefusedError(PbmError):
+    """A vacation longer than the days left this year."""
+
+    template = "vacation-refused"

@@ -11,6 +11,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import clock  # noqa: F401  (registers the vacation command)
+from .clock import board_clock, shown
 from .commands import BoardRef, UserId, WrittenMove
 from .errors import (
     ChallengeRefusedError,
@@ -24,6 +26,7 @@ from .errors import (
     WrongGameError,
 )
 from .replies import Reply, Request, handles
+from .standings import rating_changes, record_result
 from .store import Row, stamp
 from .trax import Board, TraxError, get_variant
 
@@ -160,11 +163,14 @@ def board_view(req: Request, game: Game, *, position: Board | None = None, viewe
         "pending": pending,
         "queued": queued,
         "board": board,
-        "created_at": row["created_at"],
-        "updated_at": row["updated_at"],
-        "last_move_at": moves[-1]["played_at"] if moves else None,
-        "now": stamp(req.now),
+        "created_at": shown(row["created_at"]),
+        "updated_at": shown(row["updated_at"]),
+        "last_move_at": shown(moves[-1]["played_at"]) if moves else None,
+        "now": shown(req.now),
         "limits": {"nag_days": row["nag_days"], "forfeit_days": row["forfeit_days"], "total_days": row["total_days"]},
+        "clock": board_clock(req.store, row, moves, req.now).context(),
+        "tournament": row["tournament"],
+        "ratings": rating_changes(row),
     }
 
 
@@ -198,12 +204,49 @@ def board_mail(req: Request, game: Game, *, events: list[dict] | None = None, co
 
 
 def finish(req: Request, game: Game, winner: str | None, reason: str) -> None:
-    game.row.update(status="finished", winner=winner, reason=reason, pending_kind=None, pending_by=None)
-    req.store.update_board(
-        game.number, status="finished", winner=winner, reason=reason, pending_kind=None, pending_by=None,
-        updated_at=stamp(req.now),
-    )
+    """End the game; a rated one (not cancelled) updates both ratings."""
+    ended = {"status": "finished", "winner": winner, "reason": reason, "pending_kind": None, "pending_by": None,
+             "updated_at": stamp(req.now), "finished_at": stamp(req.now)}
+    game.row.update(ended)
+    req.store.update_board(game.number, **ended)
     req.store.clear_pending_moves(game.number)
+    if game.row["rated"] and reason != "cancelled":
+        game.row.update(record_result(req.store, game.row, req.now))
+
+
+def new_board(req: Request, game_name: str, white: Row, black: Row, *, tournament: str | None = None,
+              nag_days: float | None = None, forfeit_days: float | None = None,
+              total_days: float | None = None, rated: bool = True) -> int:
+    """Create a board; clock limits not given come from the config (the
+    tournament ones for a tournament board)."""
+    cfg = req.config.games
+    prefix = "tournament_" if tournament else ""
+    nag_days = nag_days if nag_days is not None else getattr(cfg, prefix + "nag_days")
+    forfeit_days = forfeit_days if forfeit_days is not None else getattr(cfg, prefix + "forfeit_days")
+    if nag_days >= forfeit_days:
+        raise ChallengeRefusedError(
+            f"the nag time ({nag_days:g} days) must be shorter than the forfeit time ({forfeit_days:g} days)"
+        )
+    now = stamp(req.now)
+    number = req.store.create_board(
+        game=game_name, white_id=white["id"], black_id=black["id"], tournament=tournament,
+        nag_days=nag_days, forfeit_days=forfeit_days,
+        total_days=total_days, rated=int(rated), created_at=now, updated_at=now, turn_since=now,
+    )
+    for w in req.store.auto_subscriptions(game_name):
+        req.store.add_watch(w["user_id"], game_name, number, w["kind"])
+    return number
+
+
+def opponents_in_play(req: Request, user: Row) -> list[tuple[Row, list[int]]]:
+    """The opponents of a user's active boards (every game type), each with
+    the numbers of the boards they share."""
+    shared: dict[int, list[int]] = {}
+    for row in req.store.boards_of([user["id"]]):
+        if row["status"] == "active":
+            other = row["black_id"] if row["white_id"] == user["id"] else row["white_id"]
+            shared.setdefault(other, []).append(row["number"])
+    return [(req.store.user_by_id(uid), numbers) for uid, numbers in shared.items()]
 
 
 @dataclass
@@ -242,8 +285,9 @@ def play(req: Request, game: Game, user: Row, text: str, turn: Turn, *, auto: bo
     board.play(move)
     req.store.record_move(game.number, board.ply, str(move), user["id"], auto, req.now)
     game.row["moves"] = " ".join(str(m) for m in board.moves)
-    req.store.update_board(game.number, moves=game.row["moves"], updated_at=stamp(req.now), pending_kind=None, pending_by=None)
-    game.row.update(pending_kind=None, pending_by=None)
+    turned = {"pending_kind": None, "pending_by": None, "turn_since": stamp(req.now), "nags": 0}
+    req.store.update_board(game.number, moves=game.row["moves"], updated_at=stamp(req.now), **turned)
+    game.row.update(turned)
     req.store.set_submitted(game.number, user["id"], None)
     turn.events.append({"kind": "move", "player": user["userid"], "move": str(move), "auto": auto, "number": board.ply})
     outcome = board.outcome()
@@ -325,21 +369,13 @@ def challenge(req: Request) -> list[Reply]:
             raise ChallengeRefusedError(f"{user['userid']} has signed off and takes no new games")
         if not pref["accepting"]:
             raise ChallengeRefusedError(f"{user['userid']} does not accept {game_name} challenges")
-        limit = pref["game_limit"]
+        limit = pref["game_limit"] if pref["game_limit"] is not None else req.config.games.default_limit
         if limit and req.store.count_active(user["id"], game_name) >= limit:
             raise ChallengeRefusedError(
                 f"{user['userid']} already plays {limit} active {game_name} games, their limit"
             )
-    games_cfg = req.config.games
-    number = req.store.create_board(
-        game=game_name, white_id=white["id"], black_id=black["id"],
-        nag_days=round(a.nag_days) if a.nag_days is not None else games_cfg.nag_days,
-        forfeit_days=round(a.forfeit_days) if a.forfeit_days is not None else games_cfg.forfeit_days,
-        total_days=round(a.total_days) if a.total_days is not None else None,
-        rated=int(a.rated), created_at=stamp(req.now), updated_at=stamp(req.now),
-    )
-    for w in req.store.auto_subscriptions(game_name):
-        req.store.add_watch(w["user_id"], game_name, number, w["kind"])
+    number = new_board(req, game_name, white, black, nag_days=a.nag_days, forfeit_days=a.forfeit_days,
+                       total_days=a.total_days, rated=a.rated)
     game = load_game(req, number)
     mail = board_mail(req, game, template="replies/new-board.txt", comment=req.comment)
     # whoever sent the challenge hears that it worked, player or not
@@ -432,7 +468,9 @@ def answer(req: Request, game: Game, user: Row, *, accept: bool, turn: Turn) -> 
         taken = game.board.pop()
         store.delete_moves_from(game.number, game.board.ply + 1)
         game.row["moves"] = " ".join(str(m) for m in game.board.moves)
-        store.update_board(game.number, moves=game.row["moves"])
+        turned = {"moves": game.row["moves"], "turn_since": stamp(req.now), "nags": 0}
+        store.update_board(game.number, **turned)
+        game.row.update(turned)
         store.clear_pending_moves(game.number)
         turn.events.append({"kind": "accept-undo", "player": user["userid"], "move": str(taken)})
     return [board_mail(req, game, events=turn.events, comment=req.comment)]

@@ -123,8 +123,46 @@ FAILED_MAIL = """
         ALTER TABLE outbox ADD COLUMN refused_at TEXT;
 """
 
+# Clocks and ratings (issue 5).
+CLOCKS_AND_RATINGS = """
+        ALTER TABLE boards ADD COLUMN tournament TEXT;      -- NULL: an ordinary board
+        ALTER TABLE boards ADD COLUMN turn_since TEXT;      -- when the player to move got the turn
+        ALTER TABLE boards ADD COLUMN nags INTEGER NOT NULL DEFAULT 0;  -- reminders since then
+        ALTER TABLE boards ADD COLUMN finished_at TEXT;
+        -- ratings before and after a rated game (NULL when it was not rated)
+        ALTER TABLE boards ADD COLUMN white_before REAL;
+        ALTER TABLE boards ADD COLUMN white_after REAL;
+        ALTER TABLE boards ADD COLUMN black_before REAL;
+        ALTER TABLE boards ADD COLUMN black_after REAL;
+        CREATE INDEX boards_status ON boards(status, game);
+        -- one row per player and game type, once they finished a rated game
+        CREATE TABLE ratings (
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            game TEXT NOT NULL,
+            rating REAL NOT NULL,
+            games INTEGER NOT NULL DEFAULT 0,
+            wins INTEGER NOT NULL DEFAULT 0,
+            losses INTEGER NOT NULL DEFAULT 0,
+            draws INTEGER NOT NULL DEFAULT 0,
+            last_game_at TEXT,
+            PRIMARY KEY (user_id, game)
+        );
+        -- leave: [starts_at, ends_at); "vacation off" moves ends_at to that moment
+        CREATE TABLE vacations (
+            id INTEGER PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            starts_at TEXT NOT NULL,
+            ends_at TEXT NOT NULL
+        );
+        CREATE INDEX vacations_user ON vacations(user_id, starts_at);
+        UPDATE boards SET turn_since = COALESCE(
+            (SELECT MAX(played_at) FROM moves WHERE moves.board = boards.number), created_at);
+        UPDATE boards SET finished_at = updated_at WHERE status = 'finished';
+"""
+
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
     (2, "failed mail, refused replies", FAILED_MAIL),
+    (3, "clocks and ratings", CLOCKS_AND_RATINGS),
 ]

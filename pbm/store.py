@@ -71,8 +71,30 @@ class Store:
 
     @contextmanager
     def atomic(self) -> Iterator["Store"]:
-        with self.db.atomic():
+        """One transaction (a savepoint when nested).  The outermost one is
+        BEGIN IMMEDIATE: the daemon's outbox writes through a connection of
+        its own, and a deferred transaction that read first could not take
+        the write lock after the other connection committed (SQLITE_BUSY
+        without waiting); IMMEDIATE waits for the lock (busy_timeout)."""
+        conn = self.db.conn
+        if conn.in_transaction:
+            with self.db.atomic():
+                yield self
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
             yield self
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        else:
+            try:
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
 
     def _one(self, sql: str, params: tuple | dict = ()) -> Row | None:
         rows = list(self.db.query(sql, params))
@@ -281,12 +303,15 @@ class Store:
         )
         return cur.lastrowid
 
-    def unsent_replies(self, limit: int = 100, *, due: datetime | None = None) -> list[Row]:
+    def unsent_replies(self, limit: int = 100, *, due: datetime | None = None, from_id: int = 0) -> list[Row]:
         """Replies not sent yet, oldest first; with ``due``, only the oldest
         ones up to the first whose next attempt is still to come, so that a
-        reply never overtakes an older one that is waiting for a retry."""
+        reply never overtakes an older one that is waiting for a retry.
+        ``from_id``: the caller knows every older reply is settled (saves
+        scanning the sent ones)."""
         rows = self._all(
-            "SELECT * FROM outbox WHERE sent_at IS NULL AND refused_at IS NULL ORDER BY id LIMIT ?", (limit,)
+            "SELECT * FROM outbox WHERE id >= ? AND sent_at IS NULL AND refused_at IS NULL ORDER BY id LIMIT ?",
+            (from_id, limit),
         )
         if due is None:
             return rows
@@ -327,3 +352,74 @@ class Store:
             (source, raw, error[:2000], stamp(now)),
         )
         return cur.lastrowid
+
+    # ------------------------------------------------------------------
+    # clocks: active boards, vacations
+
+    def active_boards(self) -> list[Row]:
+        return self._all("SELECT * FROM boards WHERE status = 'active' ORDER BY number")
+
+    def vacations_of(self, user_id: int) -> list[Row]:
+        return self._all("SELECT * FROM vacations WHERE user_id = ? ORDER BY starts_at", (user_id,))
+
+    def add_vacation(self, user_id: int, starts: datetime, ends: datetime) -> int:
+        cur = self.db.execute(
+            "INSERT INTO vacations (user_id, starts_at, ends_at) VALUES (?, ?, ?)",
+            (user_id, stamp(starts), stamp(ends)),
+        )
+        return cur.lastrowid
+
+    def end_vacation(self, vacation_id: int, at: datetime) -> None:
+        self.db.execute("UPDATE vacations SET ends_at = ? WHERE id = ?", (stamp(at), vacation_id))
+
+    # ------------------------------------------------------------------
+    # ratings
+
+    def rating(self, user_id: int, game: str) -> Row | None:
+        return self._one("SELECT * FROM ratings WHERE user_id = ? AND game = ?", (user_id, game))
+
+    def save_rating(self, user_id: int, game: str, rating: float, result: str, now: datetime) -> None:
+        """Store a new rating after a game whose ``result`` (win, loss, draw)
+        this player had."""
+        column = {"win": "wins", "loss": "losses", "draw": "draws"}[result]
+        self.db.execute(
+            "INSERT INTO ratings (user_id, game, rating) VALUES (?, ?, ?) "
+            "ON CONFLICT (user_id, game) DO NOTHING",
+            (user_id, game, rating),
+        )
+        self.db.execute(
+            f"UPDATE ratings SET rating = ?, games = games + 1, {column} = {column} + 1, last_game_at = ? "
+            "WHERE user_id = ? AND game = ?",
+            (rating, stamp(now), user_id, game),
+        )
+
+    def ratings_of_game(self, game: str) -> list[Row]:
+        """Rated players of a game type with their userids (deleted ones left out)."""
+        return self._all(
+            "SELECT r.*, u.userid, u.key FROM ratings r JOIN users u ON u.id = r.user_id "
+            "WHERE r.game = ? AND u.deleted_at IS NULL",
+            (game,),
+        )
+
+    def rated_games(self, game: str) -> list[Row]:
+        """Finished rated games of a game type, in the order they ended."""
+        return self._all(
+            "SELECT b.*, w.userid AS white_userid, k.userid AS black_userid, "
+            "(SELECT COUNT(*) FROM moves m WHERE m.board = b.number) AS ply "
+            "FROM boards b JOIN users w ON w.id = b.white_id JOIN users k ON k.id = b.black_id "
+            "WHERE b.game = ? AND b.status = 'finished' AND b.white_after IS NOT NULL "
+            "ORDER BY b.finished_at, b.number",
+            (game,),
+        )
+
+    def active_players(self, game: str) -> dict[int, int]:
+        """Number of active boards of a game type per player."""
+        rows = self._all(
+            "SELECT id, COUNT(*) AS n FROM (SELECT white_id AS id FROM boards WHERE status = 'active' AND game = ? "
+            "UNION ALL SELECT black_id FROM boards WHERE status = 'active' AND game = ?) GROUP BY id",
+            (game, game),
+        )
+        return {r["id"]: r["n"] for r in rows}
+
+    def preferences_of_game(self, game: str) -> dict[int, Row]:
+        return {r["user_id"]: r for r in self._all("SELECT * FROM preferences WHERE game = ?", (game,))}

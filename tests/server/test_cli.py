@@ -115,3 +115,29 @@ def test_serve_refuses_to_start_with_no_way_to_receive_mail(site):
     done = run("serve", "--config", "deaf.toml", cwd=site)
     assert done.returncode == 2
     assert b"nothing to receive mail with" in done.stderr
+
+
+def test_tick_does_the_clock_work_as_of_the_time_given(site):
+    def execute(sender: str, command: str, now: str) -> None:
+        done = run("exec", "--config", "pbm.toml", "--now", now, "--from", sender, command, cwd=site, stdin=b"")
+        assert done.returncode == 0, done.stderr
+
+    execute("alice@example.org", "signup alice apple", "2026-05-01T09:00:00")
+    execute("bob@example.org", "signup bob banana", "2026-05-01T09:00:00")
+    execute("alice@example.org", "trax challenge alice bob", "2026-05-01T10:00:00")
+    early = run("tick", "--config", "pbm.toml", "--now", "2026-05-08T09:59:00", cwd=site)
+    assert early.returncode == 0, early.stderr
+    assert replies_in(early.stdout, site) == []
+    assert b"0 mails" in early.stderr
+    # a dry run shows the reminder and keeps nothing, so the real run sends it again
+    dry = run("tick", "--config", "pbm.toml", "--dry-run", "--now", "2026-05-08T10:00:00Z", cwd=site)
+    assert [r["Subject"] for r in replies_in(dry.stdout, site)] == ["Nag: Trax Board 101 alice"]
+    due = run("tick", "--config", "pbm.toml", "--now", "2026-05-08T10:00:00+00:00", cwd=site)
+    assert [(r["To"], r["Subject"]) for r in replies_in(due.stdout, site)] == [
+        ("alice@example.org", "Nag: Trax Board 101 alice")]
+    assert b"1 mail" in due.stderr
+    again = run("tick", "--config", "pbm.toml", "--now", "2026-05-08T10:00:00", cwd=site)
+    assert replies_in(again.stdout, site) == []
+    store = Store(site / "game.sqlite3")
+    assert [r["recipient"] for r in store.unsent_replies() if b"Nag:" in r["message"]] == ["alice@example.org"]
+    store.close()
