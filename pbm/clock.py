@@ -135,6 +135,14 @@ def tick(store: Store, config, now: datetime, positions=None) -> list[Reply]:
                 replies.extend(_check(store, config, row, now, positions))
         except Exception:  # noqa: BLE001 - one broken board must not stop the clock
             log.exception("clock work failed on board %s", row["number"])
+    from .tournaments.director import start_due
+
+    try:
+        with store.atomic():
+            replies.extend(start_due(Request(store, config, now, config.server.address, None,  # type: ignore[arg-type]
+                                             positions=positions)))
+    except Exception:  # noqa: BLE001
+        log.exception("clock work failed starting tournaments")
     return replies
 
 
@@ -171,7 +179,7 @@ def _check(store: Store, config, row: Row, now: datetime, positions) -> list[Rep
             event = {"kind": "timeout", "player": user["userid"], "total": total_out,
                      "days": row["total_days"] if total_out else row["forfeit_days"]}
         _keep(positions, game)
-        return [board_mail(req, game, events=[event])]
+        return [board_mail(req, game, events=[event]), *req.followups]
     store.update_board(row["number"], nags=nag_due)
     game.row["nags"] = nag_due
     left = row["forfeit_days"] * DAY - wait

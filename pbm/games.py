@@ -21,6 +21,7 @@ from .errors import (
     NotAllowedError,
     NothingPendingError,
     NotYourTurnError,
+    PbmError,
     StaleMoveError,
     UnknownBoardError,
     WrongGameError,
@@ -28,6 +29,7 @@ from .errors import (
 from .replies import Reply, Request, handles
 from .standings import rating_changes, record_result
 from .store import Row, stamp
+from .tournaments import director  # noqa: F401  (registers the tournament commands)
 from .trax import Board, TraxError, get_variant
 
 COLOURS = ("white", "black")
@@ -96,10 +98,12 @@ class Positions:
             self.kept.popitem(last=False)
 
 
-def load_game(req: Request, number: int, *, game: str | None = None) -> Game:
-    row = req.store.board(number)
+def load_game(req: Request, number: int | str, *, game: str | None = None) -> Game:
+    """A board by number, or a tournament board by its name."""
+    row = req.store.board(number) if isinstance(number, int) else req.store.board_by_label(number)
     if row is None:
         raise UnknownBoardError(f"there is no board {number}", board=number)
+    number = row["number"]
     if game is not None and row["game"] != game:
         raise WrongGameError(
             f"board {number} is a {row['game']} board", board=number, board_game=row["game"]
@@ -170,6 +174,7 @@ def board_view(req: Request, game: Game, *, position: Board | None = None, viewe
         "limits": {"nag_days": row["nag_days"], "forfeit_days": row["forfeit_days"], "total_days": row["total_days"]},
         "clock": board_clock(req.store, row, moves, req.now).context(),
         "tournament": row["tournament"],
+        "label": row["label"],
         "ratings": rating_changes(row),
     }
 
@@ -212,10 +217,14 @@ def finish(req: Request, game: Game, winner: str | None, reason: str) -> None:
     req.store.clear_pending_moves(game.number)
     if game.row["rated"] and reason != "cancelled":
         game.row.update(record_result(req.store, game.row, req.now))
+    if game.row["tournament"]:
+        from .tournaments.director import board_finished
+
+        board_finished(req, game)
 
 
 def new_board(req: Request, game_name: str, white: Row, black: Row, *, tournament: str | None = None,
-              nag_days: float | None = None, forfeit_days: float | None = None,
+              label: str | None = None, nag_days: float | None = None, forfeit_days: float | None = None,
               total_days: float | None = None, rated: bool = True) -> int:
     """Create a board; clock limits not given come from the config (the
     tournament ones for a tournament board)."""
@@ -229,7 +238,7 @@ def new_board(req: Request, game_name: str, white: Row, black: Row, *, tournamen
         )
     now = stamp(req.now)
     number = req.store.create_board(
-        game=game_name, white_id=white["id"], black_id=black["id"], tournament=tournament,
+        game=game_name, white_id=white["id"], black_id=black["id"], tournament=tournament, label=label,
         nag_days=nag_days, forfeit_days=forfeit_days,
         total_days=total_days, rated=int(rated), created_at=now, updated_at=now, turn_since=now,
     )
@@ -315,7 +324,7 @@ def play(req: Request, game: Game, user: Row, text: str, turn: Turn, *, auto: bo
 
 
 def resign(req: Request, game: Game, user: Row, turn: Turn) -> None:
-    if game.board.ply < 2:
+    if game.board.ply < 2 and not game.row["tournament"]:  # a tournament game is never cancelled
         finish(req, game, None, "cancelled")
         req.store.update_board(game.number, rated=0)
         turn.events.append({"kind": "cancelled", "player": user["userid"]})
@@ -439,6 +448,9 @@ def word_move(req: Request, game: Game, user: Row, written: WrittenMove, turn: T
         return resign_command(req, game, user, turn)
     if word in ("propose", "undo"):
         kind = "draw" if word == "propose" else "undo"
+        if kind == "undo" and game.row["tournament"]:
+            raise PbmError(f"moves cannot be taken back on a tournament board ({game.row['label']})",
+                           view_game=game)
         if kind == "undo" and game.board.ply == 0:
             raise NothingPendingError("there is no move to take back yet", what="move")
         if pending_kind == kind and pending_by != user["id"]:
@@ -635,7 +647,7 @@ def subscribe(req: Request) -> list[Reply]:
     user = req.login(a.userid, a.password)
     board = None if a.board == "all" else a.board
     if board is not None:
-        load_game(req, board, game=req.game)
+        board = load_game(req, board, game=req.game).number
     if req.command.name == "subscribe":
         req.store.add_watch(user["id"], req.game, board, "subscribe")
         if board is None:
@@ -652,9 +664,8 @@ def subscribe(req: Request) -> list[Reply]:
 def notify(req: Request) -> list[Reply]:
     a = req.args
     user = req.login(a.userid, a.password)
-    boards = list(a.boards)
+    boards = [load_game(req, b, game=req.game).number for b in a.boards]
     for number in boards:
-        load_game(req, number, game=req.game)
         req.store.add_watch(user["id"], req.game, number, "notify")
     if not boards:
         req.store.add_watch(user["id"], req.game, None, "notify")

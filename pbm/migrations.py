@@ -160,9 +160,63 @@ CLOCKS_AND_RATINGS = """
         UPDATE boards SET finished_at = updated_at WHERE status = 'finished';
 """
 
+# Tournaments (issue 6).
+TOURNAMENTS = """
+        ALTER TABLE boards ADD COLUMN label TEXT;           -- a tournament board's name (ETC26-A3)
+        CREATE UNIQUE INDEX boards_label ON boards(lower(label)) WHERE label IS NOT NULL;
+        CREATE TABLE tournaments (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,                             -- as the director typed it
+            key TEXT NOT NULL UNIQUE,                       -- case-folded
+            game TEXT NOT NULL,
+            director_id INTEGER NOT NULL REFERENCES users(id),
+            format TEXT NOT NULL,               -- roundrobin double swiss knockout pools
+            rounds INTEGER,                                 -- swiss
+            pool_size INTEGER,                              -- pools
+            advance INTEGER,                                -- pools: how many reach the final
+            nag_days REAL NOT NULL,
+            forfeit_days REAL NOT NULL,
+            rated INTEGER NOT NULL DEFAULT 1,
+            max_players INTEGER,
+            start_date TEXT,                                -- YYYY-MM-DD: started by the clock work
+            status TEXT NOT NULL DEFAULT 'open',            -- open | running | finished
+            stage TEXT,                                     -- pools: pools | final
+            round INTEGER NOT NULL DEFAULT 0,               -- swiss, knockout: the round in play
+            round_started_at TEXT,
+            reported_round INTEGER,            -- knockout: the last round reported late to the director
+            created_at TEXT NOT NULL,
+            started_at TEXT,
+            finished_at TEXT
+        );
+        CREATE TABLE entrants (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            seed INTEGER,                                   -- 1 = highest rated at the start
+            pool TEXT,                                      -- pools: A, B, ...
+            joined_at TEXT NOT NULL,
+            withdrawn_at TEXT,
+            PRIMARY KEY (tournament_id, user_id)
+        );
+        -- one game of the event (a board), or a bye (black_id NULL)
+        CREATE TABLE pairings (
+            id INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            stage TEXT NOT NULL,                            -- main | pool letter | final
+            round INTEGER NOT NULL,
+            white_id INTEGER NOT NULL REFERENCES users(id),
+            black_id INTEGER REFERENCES users(id),
+            board INTEGER REFERENCES boards(number),
+            result REAL,                                    -- white's score, once decided
+            decided_by TEXT                                 -- play | director | bye
+        );
+        CREATE INDEX pairings_tournament ON pairings(tournament_id, stage, round);
+        CREATE INDEX pairings_board ON pairings(board);
+"""
+
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
     (2, "failed mail, refused replies", FAILED_MAIL),
     (3, "clocks and ratings", CLOCKS_AND_RATINGS),
+    (4, "tournaments", TOURNAMENTS),
 ]

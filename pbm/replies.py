@@ -7,6 +7,7 @@ with :func:`handles`, and the pipeline looks them up in :data:`HANDLERS`.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
@@ -40,6 +41,9 @@ class Request:
     passwords: VerifiedPasswords | None = None
     positions: Any = None  # games.Positions: positions kept between commands
     loaded: list = field(default_factory=list)  # the games this command loaded
+    # mail caused along the way (a tournament round paired when a game ends),
+    # sent after the handler's own replies
+    followups: list["Reply"] = field(default_factory=list)
 
     @property
     def args(self) -> Any:
@@ -94,9 +98,14 @@ HANDLERS: dict[str, Handler] = {}
 
 def handles(*names: str) -> Callable[[Handler], Handler]:
     def register(function: Handler) -> Handler:
+        @functools.wraps(function)
+        def run(req: Request) -> list[Reply]:
+            replies = function(req)
+            return [*replies, *req.followups] if req.followups else replies
+
         for name in names:
             assert name not in HANDLERS, name
-            HANDLERS[name] = function
+            HANDLERS[name] = run
         return function
 
     return register

@@ -423,3 +423,80 @@ class Store:
 
     def preferences_of_game(self, game: str) -> dict[int, Row]:
         return {r["user_id"]: r for r in self._all("SELECT * FROM preferences WHERE game = ?", (game,))}
+
+    # ------------------------------------------------------------------
+    # tournaments
+
+    def board_by_label(self, label: str) -> Row | None:
+        return self._one("SELECT * FROM boards WHERE lower(label) = lower(?)", (label,))
+
+    def create_tournament(self, **fields: Any) -> int:
+        columns = ", ".join(fields)
+        marks = ", ".join(f":{k}" for k in fields)
+        return self.db.execute(f"INSERT INTO tournaments ({columns}) VALUES ({marks})", fields).lastrowid
+
+    def tournament(self, key: str) -> Row | None:
+        return self._one("SELECT * FROM tournaments WHERE key = ?", (key,))
+
+    def tournament_by_id(self, tournament_id: int) -> Row:
+        row = self._one("SELECT * FROM tournaments WHERE id = ?", (tournament_id,))
+        assert row is not None, tournament_id
+        return row
+
+    def tournaments_of_game(self, game: str) -> list[Row]:
+        return self._all("SELECT * FROM tournaments WHERE game = ? ORDER BY created_at, id", (game,))
+
+    def tournaments_due(self, day: str) -> list[Row]:
+        """Open tournaments whose start date has come."""
+        return self._all(
+            "SELECT * FROM tournaments WHERE status = 'open' AND start_date IS NOT NULL AND start_date <= ?",
+            (day,),
+        )
+
+    def tournaments_running(self, fmt: str) -> list[Row]:
+        return self._all("SELECT * FROM tournaments WHERE status = 'running' AND format = ?", (fmt,))
+
+    def update_tournament(self, tournament_id: int, **fields: Any) -> None:
+        sets = ", ".join(f"{k} = :{k}" for k in fields)
+        self.db.execute(f"UPDATE tournaments SET {sets} WHERE id = :id", {**fields, "id": tournament_id})
+
+    def entrants(self, tournament_id: int) -> list[Row]:
+        """Everyone who entered (withdrawn ones too), in the order they joined."""
+        return self._all(
+            "SELECT e.*, u.userid, u.key FROM entrants e JOIN users u ON u.id = e.user_id "
+            "WHERE e.tournament_id = ? ORDER BY e.joined_at, u.key",
+            (tournament_id,),
+        )
+
+    def add_entrant(self, tournament_id: int, user_id: int, now: datetime) -> None:
+        self.db.execute(
+            "INSERT INTO entrants (tournament_id, user_id, joined_at) VALUES (?, ?, ?)",
+            (tournament_id, user_id, stamp(now)),
+        )
+
+    def remove_entrant(self, tournament_id: int, user_id: int) -> int:
+        return self.db.execute(
+            "DELETE FROM entrants WHERE tournament_id = ? AND user_id = ?", (tournament_id, user_id)
+        ).rowcount
+
+    def update_entrant(self, tournament_id: int, user_id: int, **fields: Any) -> None:
+        sets = ", ".join(f"{k} = :{k}" for k in fields)
+        self.db.execute(
+            f"UPDATE entrants SET {sets} WHERE tournament_id = :tid AND user_id = :uid",
+            {**fields, "tid": tournament_id, "uid": user_id},
+        )
+
+    def add_pairing(self, **fields: Any) -> int:
+        columns = ", ".join(fields)
+        marks = ", ".join(f":{k}" for k in fields)
+        return self.db.execute(f"INSERT INTO pairings ({columns}) VALUES ({marks})", fields).lastrowid
+
+    def pairings(self, tournament_id: int) -> list[Row]:
+        return self._all("SELECT * FROM pairings WHERE tournament_id = ? ORDER BY id", (tournament_id,))
+
+    def pairing_of_board(self, board: int) -> Row | None:
+        return self._one("SELECT * FROM pairings WHERE board = ?", (board,))
+
+    def update_pairing(self, pairing_id: int, **fields: Any) -> None:
+        sets = ", ".join(f"{k} = :{k}" for k in fields)
+        self.db.execute(f"UPDATE pairings SET {sets} WHERE id = :id", {**fields, "id": pairing_id})

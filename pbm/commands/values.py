@@ -138,7 +138,7 @@ class Password:
 class BoardRef:
     """A board number, optionally ``#N``: the board as it was after move N."""
 
-    number: int
+    number: int | str  # a str is a tournament board's name
     after: int | None = None
 
     def __str__(self) -> str:
@@ -215,14 +215,24 @@ def read_number(word: str, *, minimum: int = 0, maximum: int | None = None, what
     return value
 
 
+# a tournament board's name: the tournament's name, a hyphen, its place in the event
+_BOARD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,%d}-[A-Za-z0-9.]{1,12}" % (TOURNAMENT_NAME_MAX_LENGTH - 1))
+
+
 def is_board_word(word: str) -> bool:
-    """Does this word name a board (digits, maybe ``#N``), not a userid?"""
-    return bool(re.fullmatch(r"[0-9]+(#.*)?", word))
+    """Does this word name a board (digits or a tournament board's name such
+    as ``ETC26-A3``, maybe ``#N``), not a userid?"""
+    return bool(re.fullmatch(r"[0-9]+(#.*)?", word)) or bool(_BOARD_NAME.fullmatch(word.partition("#")[0]))
 
 
-def read_board(word: str) -> int:
+def read_board(word: str) -> int | str:
+    """A board number, or the name of a tournament board (returned as typed;
+    the server looks it up without regard to case)."""
+    if _BOARD_NAME.fullmatch(word):
+        return word
     if not _ASCII_DIGITS.fullmatch(word):
-        raise Problem(f"a board is a number (boards are numbered from {FIRST_BOARD})")
+        raise Problem(f"a board is a number (boards are numbered from {FIRST_BOARD}) "
+                      "or a tournament board's name such as ETC26-A3")
     return read_number(word, minimum=FIRST_BOARD, what="board number")
 
 
