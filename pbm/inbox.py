@@ -32,9 +32,11 @@ FETCH_BATCH = 25  # messages per UID FETCH (aioimaplib copes with up to about 50
 MOVE_BATCH = 50
 CALL_TIMEOUT = 60.0
 
-# Called with the raw bytes; returns True when the mail was handled (move it
-# to processed) and False when it crashed the pipeline (move it to failed).
-Handler = Callable[[bytes, str], Awaitable[bool]]
+# Called with a batch of (raw bytes, source); returns, for each mail in order,
+# True when it was handled (move it to processed) and False when it crashed
+# the pipeline (move it to failed).  A shorter list means the daemon is
+# stopping: the mails left out were not touched.
+Handler = Callable[[list[tuple[bytes, str]]], Awaitable[list[bool]]]
 
 
 class ImapTrouble(Exception):
@@ -135,16 +137,19 @@ class Inbox:
         moves: dict[str, list[int]] = {self.config.processed_mailbox: [], self.config.failed_mailbox: []}
         try:
             for start in range(0, len(uids), FETCH_BATCH):
-                for uid, raw in await self._fetch(uids[start:start + FETCH_BATCH]):
-                    if self.stop.is_set():
-                        return done
-                    handled = await self.handle(raw, f"imap uid {uid}")
+                fetched = await self._fetch(uids[start:start + FETCH_BATCH])
+                if self.stop.is_set():
+                    return done
+                results = await self.handle([(raw, f"imap uid {uid}") for uid, raw in fetched]) if fetched else []
+                for (uid, _), handled in zip(fetched, results):
                     target = self.config.processed_mailbox if handled else self.config.failed_mailbox
                     moves[target].append(uid)
                     done += 1
                     if len(moves[target]) >= MOVE_BATCH:
                         await self._move(moves[target], target)
                         moves[target] = []
+                if len(results) < len(fetched):
+                    return done  # stopping
         finally:
             for target, batch in moves.items():
                 if batch and self.imap is not None:

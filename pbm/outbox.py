@@ -8,6 +8,12 @@ went out; when the relay fails, every unsent reply waits (keeping the order
 per recipient) and the next attempt comes after a delay that doubles up to a
 maximum.  A crash between sending and marking can send that one reply twice;
 nothing is ever lost.
+
+In the daemon the outbox runs in a thread of its own (:meth:`Outbox.start`)
+with a database connection of its own, so sending never waits for the
+pipeline's lock and the pipeline never waits for the relay: SQLite's own
+write lock (BEGIN IMMEDIATE, busy timeout) orders the few writes the outbox
+makes.  The pipeline wakes it (:meth:`Outbox.wake`) when it queued replies.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import logging
 import mailbox
 import smtplib
 import ssl
+import threading
 from datetime import datetime, timedelta
 from email.utils import parseaddr
 from pathlib import Path
@@ -40,17 +47,70 @@ class Outbox:
         self.delay = config.outbox.retry_initial_seconds
         self._maildir: mailbox.Maildir | None = None
         self._smtp: smtplib.SMTP | None = None
+        # every reply with a smaller id is sent or refused: the next query
+        # starts there instead of scanning the whole history of the outbox
+        self._from_id = 0
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
 
     @property
     def uses_relay(self) -> bool:
         return self.config.smtp is not None
 
-    # The daemon calls due() and settle() holding its database lock, and
-    # send() without it, so that intake goes on while a reply is on the wire;
-    # after a "failed" it stops and waits for the retry time (order kept).
+    # ------------------------------------------------------------------
+    # the sending thread
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="pbm-outbox", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        """New replies are queued (cheap; callable from any thread)."""
+        self._wake.set()
+
+    def stop(self, timeout: float = 60.0) -> None:
+        """Make a last try for what is queued, then end the thread (call once
+        the intake has stopped, so that the last replies are in)."""
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.close()
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.clear()
+            try:
+                sent, failed = self.flush()
+            except Exception:  # the database busy for long, a bug: log, wait, go on
+                log.exception("outbox trouble")
+                sent, failed = 0, True
+            if sent and not failed:
+                continue  # there may be more
+            self._wake.wait(min(self.delay, 5.0))
+        try:
+            self.flush()  # a last try for what is queued
+        except Exception:
+            log.exception("outbox trouble at stop")
+
+    def flush(self) -> tuple[int, bool]:
+        """Send what is due, in order; stop at the first relay failure (every
+        unsent reply then waits for the retry time).  Returns (sent, failed)."""
+        sent = 0
+        for row in self.due():
+            outcome, why = self.send(row)
+            self.settle(row, outcome, why)
+            if outcome == "failed":
+                return sent, True
+            sent += outcome == "sent"
+        return sent, False
 
     def due(self, limit: int = 200) -> list:
-        return self.store.unsent_replies(limit, due=self.clock())
+        rows = self.store.unsent_replies(limit, due=self.clock(), from_id=self._from_id)
+        if rows:
+            self._from_id = rows[0]["id"]
+        return rows
 
     def send(self, row) -> tuple[str, str]:
         """Deliver one reply: ("sent", ""), ("refused", why) for a permanent
