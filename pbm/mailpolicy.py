@@ -9,6 +9,7 @@ breaks, so nothing a player writes can add a header or a recipient.
 
 from __future__ import annotations
 
+import re
 from email import charset as _charset
 from email.header import Header
 from email.message import Message
@@ -18,6 +19,7 @@ from email.utils import formataddr
 _UTF8 = _charset.Charset("utf-8")
 _UTF8.body_encoding = _charset.QP
 WIRE = compat32.clone(linesep="\r\n")
+_LINE_ENDS = re.compile(r"\r\n|\r|\n")
 
 
 def _header(value: str) -> str:
@@ -59,3 +61,24 @@ def outgoing(
     else:
         msg.set_payload(body, charset=_UTF8)
     return msg
+
+
+def wire_bytes(msg: Message) -> bytes:
+    """``msg.as_bytes(policy=WIRE)``, made directly for what :func:`outgoing`
+    builds most of the time (ASCII headers short enough not to fold, a 7bit
+    body); anything else goes through the email generator.  The generator
+    was a third of the cost of handling a move command."""
+    payload = msg.get_payload()
+    if msg.is_multipart() or not isinstance(payload, str) or msg.get("Content-Transfer-Encoding") != "7bit":
+        return msg.as_bytes(policy=WIRE)
+    lines = []
+    for name, value in msg.items():
+        if not isinstance(value, str) or not value.isascii() or len(name) + len(value) > 76 \
+                or value != value.strip() or "  " in value or not value:
+            return msg.as_bytes(policy=WIRE)
+        lines.append(f"{name}: {value}\r\n")
+    if not payload.isascii():
+        return msg.as_bytes(policy=WIRE)
+    lines.append("\r\n")
+    lines.append(_LINE_ENDS.sub("\r\n", payload))
+    return "".join(lines).encode("ascii")

@@ -25,7 +25,7 @@ from .commands import decode_subject
 from .config import Config
 from .errors import NotAvailableError, PbmError
 from .games import Positions, board_view
-from .mailpolicy import WIRE, outgoing
+from .mailpolicy import outgoing, wire_bytes
 from .passwords import VerifiedPasswords
 from .render import Renderer
 from .replies import HANDLERS, Reply, Request
@@ -153,6 +153,13 @@ class Pipeline:
                     self.store.record_handled(key, sender, "", "dropped: " + why, now)
             return Result("dropped", key, sender, reason=why)
         assert sender is not None
+        limit = self.config.limits.max_message_bytes
+        if len(raw) > limit:
+            # too big to read: one clear reply, nothing done
+            return self._reply_only(key, sender, Reply("errors/too-large.txt", (sender,), {
+                "command": None, "message": f"your mail is {len(raw):,} bytes long; the most this server reads "
+                f"is {limit:,} bytes", "right_form": None, "view": None, "position": None}),
+                "too large", now, dry_run)
         subject = decode_subject(str(msg.get("Subject", "")))
         commands = parse_mail_commands(subject, body_text(msg), max_commands=self.config.limits.max_command_lines)
         result = Result("handled", key, sender)
@@ -165,8 +172,25 @@ class Pipeline:
                 ) or "no command"
                 self.store.record_handled(key, sender, summary, "handled", now)
                 for m in messages:
-                    self.store.queue_reply(key, str(m["To"]), m.as_bytes(policy=WIRE), now)
+                    self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now)
                 result.summary, result.replies = summary, messages
+                if dry_run:
+                    raise _DryRun
+        except _DryRun:
+            pass
+        return result
+
+    def _reply_only(self, key: str, sender: str, reply: Reply, outcome: str, now: datetime,
+                    dry_run: bool) -> Result:
+        """Answer a mail whose commands are not run (too large, over a limit)."""
+        result = Result("handled", key, sender, reason=outcome, summary=outcome)
+        try:
+            with self.store.atomic():
+                messages = self._compose([reply], key, now)
+                self.store.record_handled(key, sender, outcome, "handled: " + outcome, now)
+                for m in messages:
+                    self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now)
+                result.replies = messages
                 if dry_run:
                     raise _DryRun
         except _DryRun:
@@ -179,7 +203,7 @@ class Pipeline:
             sender=("", sender), recipient=self.config.server.address, subject=subject, body=body or "",
             date=format_datetime(now), message_id=make_msgid(domain=self._domain), auto_reply=False,
         )
-        return self.handle(msg.as_bytes(), now=now, dry_run=dry_run)
+        return self.handle(wire_bytes(msg), now=now, dry_run=dry_run)
 
     @property
     def _domain(self) -> str:

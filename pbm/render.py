@@ -48,6 +48,7 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             autoescape=False,
+            auto_reload=False,  # templates are read once: no stat() of every include per reply
         )
         self.env.globals.update(usage=usage, registry=REGISTRY, **globals_)
         self.env.filters["diagram"] = _diagram
