@@ -237,35 +237,31 @@ _CELL_W, _CELL_H = 6, 4
 
 
 def _full(picture: _Picture) -> list[str]:
+    # Work goes by tile, not by cell: a long game's wide board is mostly the
+    # same lattice of dots, laid down line by line.
     cols, rows = picture.columns, picture.rows
-    canvas = [[" "] * (_CELL_W * cols + 1) for _ in range(_CELL_H * rows + 1)]
-    tile = picture.tile
-    # corners
-    for r in range(rows + 1):
-        for c in range(cols + 1):
-            touched = any(tile(c + dc, r + dr) is not None for dc in (-1, 0) for dr in (-1, 0))
-            canvas[_CELL_H * r][_CELL_W * c] = "+" if touched else EMPTY_MARK
-    # top sides (the bottom side of the last row is the top side of the row below)
-    for r in range(rows + 1):
-        for c in range(cols):
-            mark = picture.edge_mark((c, r), (c, r - 1), N)
-            if mark is not None:
-                x, y = _CELL_W * c, _CELL_H * r
-                canvas[y][x + 1:x + 6] = list("--" + mark + "--")
-    # left sides
-    for r in range(rows):
-        for c in range(cols + 1):
-            mark = picture.edge_mark((c, r), (c - 1, r), W)
-            if mark is not None:
-                x, y = _CELL_W * c, _CELL_H * r
-                canvas[y + 1][x] = "|"
-                canvas[y + 2][x] = mark
-                canvas[y + 3][x] = "|"
-    # insides
-    for (c, r), mask in picture.tiles.items():
+    width = _CELL_W * cols + 1
+    dots = list((EMPTY_MARK + " " * (_CELL_W - 1)) * cols + EMPTY_MARK)
+    canvas = [dots[:] if y % _CELL_H == 0 else [" "] * width for y in range(_CELL_H * rows + 1)]
+    tiles = picture.tiles
+    for (c, r), mask in tiles.items():
         x, y = _CELL_W * c, _CELL_H * r
+        # corners
+        canvas[y][x] = canvas[y][x + _CELL_W] = "+"
+        canvas[y + _CELL_H][x] = canvas[y + _CELL_H][x + _CELL_W] = "+"
+        top, right, bottom, left = SIDES[mask]
+        # the top and left sides are this tile's; the bottom and right ones
+        # only when no tile lies beyond them (a neighbour draws its own)
+        canvas[y][x + 1:x + 6] = ["-", "-", top, "-", "-"]
+        if (c, r + 1) not in tiles:
+            canvas[y + _CELL_H][x + 1:x + 6] = ["-", "-", bottom, "-", "-"]
+        column = canvas[y + 1], canvas[y + 2], canvas[y + 3]
+        column[0][x], column[1][x], column[2][x] = "|", left, "|"
+        if (c + 1, r) not in tiles:
+            column[0][x + _CELL_W], column[1][x + _CELL_W], column[2][x + _CELL_W] = "|", right, "|"
+        # inside
         for k, line in enumerate(FULL_INSIDE[mask]):
-            canvas[y + 1 + k][x + 1:x + 6] = list(line)
+            column[k][x + 1:x + 6] = line
         mark = picture.marks.get((c, r))
         if mark:
             canvas[y + 2][x + 3] = mark
