@@ -69,6 +69,9 @@ def screen(msg: Message, config: Config) -> str | None:
     auto = str(msg.get("Auto-Submitted", "no")).strip().lower()
     if auto and not auto.startswith("no"):
         return f"automatic mail (Auto-Submitted: {auto})"
+    for name in ("X-Autoreply", "X-Autorespond"):  # old vacation programs mark their mail only so
+        if msg.get(name) is not None:
+            return f"automatic mail ({name})"
     if str(msg.get("Precedence", "")).strip().lower() in ("bulk", "junk", "list"):
         return "bulk or list mail (Precedence)"
     if any(name.lower().startswith("list-") for name in msg.keys()):
