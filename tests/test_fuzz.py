@@ -31,7 +31,7 @@ from pbm.commands.command import passwords_of
 #: No "explain" phase: under filterwarnings=error its report of a failure ends in
 #: an INTERNALERROR (a DeprecationWarning from mypy_extensions) that hides the failure.
 FUZZ = settings(
-    max_examples=150, deadline=None, derandomize=True, database=None,
+    max_examples=250, deadline=None, derandomize=True, database=None,
     phases=[Phase.explicit, Phase.generate, Phase.shrink],
     suppress_health_check=[HealthCheck.too_slow],
 )

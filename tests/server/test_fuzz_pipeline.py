@@ -32,7 +32,7 @@ from pbm.store import Store
 from ..test_fuzz import body_text, subject_text
 
 FUZZ = settings(
-    max_examples=60, deadline=None, derandomize=True, database=None,
+    max_examples=200, deadline=None, derandomize=True, database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
