@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from .errors import BadAddressError, PbmError, UseridTakenError
+from datetime import timedelta
+
+from . import security
+from .errors import BadAddressError, DailyLimitError, NotAvailableError, PbmError, UseridTakenError
 from .games import board_mail, finish, selected
 from .help import UnknownTopicError, help_context, resolve_topics
 from .replies import Reply, Request, handles
@@ -25,8 +28,17 @@ def signup(req: Request) -> list[Reply]:
         raise UseridTakenError(f"the userid {a.userid} is taken; choose another", userid=str(a.userid))
     addresses = normal_addresses(req, a.addresses)
     user = req.store.create_user(a.userid.typed, a.userid.key, req.new_password_hash(a.password), addresses, req.now)
-    to = tuple(dict.fromkeys([*addresses, req.sender]))
-    return [Reply("replies/welcome.txt", to, {"userid": user["userid"], "addresses": addresses})]
+    confirmations = security.confirmation_mails(req, user, addresses)
+    return [_addresses_reply(req, user, "replies/welcome.txt"), *confirmations]
+
+
+def _addresses_reply(req: Request, user, template: str) -> Reply:
+    rows = req.store.address_rows(user["id"])
+    return Reply(template, req.account_mail(user), {
+        "userid": user["userid"],
+        "addresses": [r["address"] for r in rows if r["confirmed"]],
+        "waiting": [r["address"] for r in rows if not r["confirmed"]],
+    })
 
 
 @handles("add", "change address")
@@ -35,16 +47,21 @@ def addresses(req: Request) -> list[Reply]:
     user = req.login(a.userid, a.password)
     new = normal_addresses(req, a.addresses)
     old = req.store.addresses_of(user["id"])
+    confirmed = {x.lower() for x in req.store.confirmed_addresses(user["id"])}
+    before = req.account_mail(user)  # the old addresses hear of the change too
     final = [*old, *new] if req.command.name == "add" else new
     req.store.replace_addresses(user["id"], final)
-    to = tuple(dict.fromkeys([*old, *req.store.addresses_of(user["id"]), req.sender]))
-    return [Reply("replies/addresses.txt", to, {"userid": user["userid"], "addresses": req.store.addresses_of(user["id"])})]
+    fresh = [x for x in req.store.addresses_of(user["id"]) if x.lower() not in confirmed]
+    confirmations = security.confirmation_mails(req, user, fresh)
+    reply = _addresses_reply(req, user, "replies/addresses.txt")
+    to = tuple(dict.fromkeys([*before, *reply.to]))
+    return [Reply(reply.template, to, reply.context), *confirmations]
 
 
 @handles("change password")
 def change_password(req: Request) -> list[Reply]:
     a = req.args
-    user = req.login(a.userid, a.old)
+    user = req.login(a.userid, a.old, reset_code=True)
     req.store.set_password_hash(user["id"], req.new_password_hash(a.new))
     return [Reply("replies/password-changed.txt", req.account_mail(user), {"userid": user["userid"]})]
 
@@ -86,7 +103,7 @@ def message(req: Request) -> list[Reply]:
     recipients = [req.user(u) for u in a.recipients]
     to: list[str] = []
     for r in recipients:
-        to.extend(req.store.addresses_of(r["id"]))
+        to.extend(req.store.confirmed_addresses(r["id"]))
     return [
         Reply("replies/message.txt", tuple(dict.fromkeys(to)),
               {"from": user["userid"], "to": [r["userid"] for r in recipients], "comment": req.comment}),
@@ -98,10 +115,16 @@ def message(req: Request) -> list[Reply]:
 def broadcast(req: Request) -> list[Reply]:
     a = req.args
     user = req.login(a.userid, a.password)
+    cap = req.config.limits.broadcasts_per_day
+    if cap == 0:
+        raise NotAvailableError("broadcasts are turned off on this server")
+    if req.store.broadcasts_since(user["id"], req.now - timedelta(days=1)) >= cap:
+        raise DailyLimitError(f"you have sent {cap} broadcasts in the last 24 hours, the most this server allows")
+    req.store.record_broadcast(user["id"], req.now)
     to: list[str] = []
     for other in req.store.all_users():
         if not other["signed_off"]:
-            to.extend(req.store.addresses_of(other["id"]))
+            to.extend(req.store.confirmed_addresses(other["id"]))
     # one copy per address: each mail shows only its own recipient
     return [Reply("replies/broadcast.txt", (address,), {"from": user["userid"], "comment": req.comment})
             for address in dict.fromkeys(to)]
@@ -116,3 +139,36 @@ def help_command(req: Request) -> list[Reply]:
     context = help_context(req.command.game, req.config.server)
     return [req.to_sender(t, **context) for t in templates]
 
+
+
+@handles("password reset")
+def password_reset(req: Request) -> list[Reply]:
+    """A one-time code to the account's confirmed addresses; the sender is
+    told the same whether or not the account exists."""
+    from .clock import shown
+
+    user = req.store.find_user(req.args.userid.key)
+    mails = []
+    if user is not None and user["deleted_at"] is None:
+        to = tuple(req.store.confirmed_addresses(user["id"]))
+        if to and len(req.store.live_codes("reset", req.now, user["id"])) < security.MAX_LIVE_RESET_CODES:
+            code = security.issue_code(req, user, "reset")
+            mails.append(Reply("replies/reset-code.txt", to, {
+                "userid": user["userid"], "code": code, "sender": req.sender,
+                "expires": shown(req.now + security.RESET_VALID)}))
+    return [req.to_sender("replies/reset-requested.txt", userid=str(req.args.userid)), *mails]
+
+
+@handles("confirm address")
+def confirm_address(req: Request) -> list[Reply]:
+    """The code came back from the address it was sent to: game mail may go there."""
+    code = req.args.code.reveal()
+    for row in req.store.live_codes("confirm", req.now):
+        if row["address"].lower() == req.sender.lower() and security.code_matches(code, row["code_hash"]):
+            req.store.use_code(row["id"], req.now)
+            if req.store.set_confirmed(row["user_id"], row["address"]):
+                user = req.store.user_by_id(row["user_id"])
+                return [_addresses_reply(req, user, "replies/address-confirmed.txt")]
+    raise PbmError("that code is not one waiting for this address: a code works only from the address it "
+                   "was mailed to, once, for 7 days (the account owner can ask for a new one by adding "
+                   "the address again)")

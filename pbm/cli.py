@@ -1,4 +1,5 @@
-"""The command line: ``pbm serve``, ``pbm process``, ``pbm exec`` and ``pbm tick``."""
+"""The command line: ``pbm serve``, ``process``, ``exec``, ``tick`` and the
+operator's ``failed``, ``user`` and ``stats``."""
 
 from __future__ import annotations
 
@@ -85,6 +86,103 @@ def cmd_tick(args: argparse.Namespace) -> int:
     return 0
 
 
+def _store(args: argparse.Namespace) -> Store:
+    return Store(load_config(args.config).server.database)
+
+
+def cmd_failed(args: argparse.Namespace) -> int:
+    if args.action == "list":
+        store = _store(args)
+        try:
+            rows = store.failed_mail()
+        finally:
+            store.close()
+        if not rows:
+            print("no failed mail")
+        for r in rows:
+            state = f"retried {r['retried_at']}" if r["retried_at"] else "waiting"
+            error = (r["error"].strip().splitlines() or [""])[-1][:100]
+            print(f"{r['id']:>5}  {r['failed_at']}  {r['source']:<4}  {r['size']:>8} bytes  {state}  {error}")
+        return 0
+    if args.id is None:
+        print("pbm: failed retry needs the ID shown by 'pbm failed list'", file=sys.stderr)
+        return 2
+    pipeline, store = _pipeline(args)
+    now = _now(args.now)
+    try:
+        row = store.failed_mail_raw(args.id)
+        if row is None:
+            print(f"pbm: there is no failed mail {args.id}", file=sys.stderr)
+            return 1
+        try:
+            result = pipeline.handle(row["raw"], now=now)
+        except Exception as exc:  # noqa: BLE001 - still broken: say so, keep it
+            print(f"pbm: failed mail {args.id} failed again: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 1
+        with store.atomic():
+            store.mark_failed_retried(args.id, now)
+        _report(result, now)
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_user(args: argparse.Namespace) -> int:
+    from .commands.values import fold
+
+    store = _store(args)
+    try:
+        user = store.find_user(fold(args.userid))
+        if user is None:
+            print(f"pbm: there is no user {args.userid}", file=sys.stderr)
+            return 1
+        if args.action in ("lock", "unlock"):
+            with store.atomic():
+                store.set_operator_lock(user["id"], args.action == "lock")
+                if args.action == "unlock":
+                    store.set_login_state(user["id"], 0, None)
+            user = store.find_user(user["key"])
+        assert user is not None
+        print(f"userid:        {user['userid']}{' (deleted ' + user['deleted_at'] + ')' if user['deleted_at'] else ''}")
+        print(f"created:       {user['created_at']}")
+        for a in store.address_rows(user["id"]):
+            print(f"address:       {a['address']}{'' if a['confirmed'] else ' (waiting for confirmation)'}")
+        print(f"signed off:    {'yes' if user['signed_off'] else 'no'}")
+        lock = "by the operator" if user["operator_locked"] else (
+            f"until {user['locked_until']}" if user["locked_until"] else "no")
+        print(f"locked:        {lock}")
+        print(f"wrong passwords in a row: {user['failed_logins']}")
+        boards = store.boards_of([user["id"]])
+        active = [str(b["number"]) for b in boards if b["status"] == "active"]
+        print(f"boards:        {len(boards)} in all, active: {' '.join(active) or 'none'}")
+        for game in ("trax", "8x8trax", "looptrax"):
+            r = store.rating(user["id"], game)
+            if r:
+                print(f"rating {game}: {r['rating']:.0f} after {r['games']} games "
+                      f"({r['wins']} won, {r['losses']} lost, {r['draws']} drawn)")
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    store = _store(args)
+    try:
+        s = store.stats()
+    finally:
+        store.close()
+    handled = s["handled"]
+    print(f"mail handled:     {sum(handled.values())} ({', '.join(f'{k} {v}' for k, v in sorted(handled.items())) or 'none'})")
+    print(f"mail failed:      {s['failed']} waiting for the operator (pbm failed list)")
+    print(f"replies:          {s['sent']} sent, {s['queue']} in the queue, {s['refused']} refused by the relay")
+    print(f"users:            {s['users']}")
+    active = s["active_boards"]
+    print(f"active boards:    {sum(active.values())} ({', '.join(f'{k} {v}' for k, v in sorted(active.items())) or 'none'})")
+    print(f"finished boards:  {s['finished_boards']}")
+    print(f"tournaments:      {s['tournaments_running']} running")
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import asyncio
     import logging
@@ -126,6 +224,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--from", dest="sender", required=True, help="the address the command comes from")
     p.add_argument("subject", help="the command, as it would stand in a Subject line")
     p.set_defaults(run=cmd_exec)
+
+    p = sub.add_parser("failed", help="mail that crashed the pipeline: list it, or retry one")
+    p.add_argument("--config", help="configuration file (TOML); default: built-in defaults")
+    p.add_argument("--now", help="act as of this ISO 8601 time (default: now)")
+    p.add_argument("action", choices=("list", "retry"))
+    p.add_argument("id", nargs="?", type=int, help="for retry: the ID from the list")
+    p.set_defaults(run=cmd_failed)
+
+    p = sub.add_parser("user", help="show an account, or lock or unlock it")
+    p.add_argument("--config", help="configuration file (TOML); default: built-in defaults")
+    p.add_argument("action", choices=("show", "lock", "unlock"))
+    p.add_argument("userid")
+    p.set_defaults(run=cmd_user)
+
+    p = sub.add_parser("stats", help="counts: mail handled and failed, the reply queue, users, boards")
+    p.add_argument("--config", help="configuration file (TOML); default: built-in defaults")
+    p.set_defaults(run=cmd_stats)
 
     p = sub.add_parser("tick", help="do the clock work (reminders, forfeits) once and print its mail (mbox)")
     common(p)

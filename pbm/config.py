@@ -207,12 +207,16 @@ class LimitsConfig:
     """``[limits]``: what one sender or one message may cost the server.
 
     ``broadcasts_per_day`` 0 turns the ``broadcast`` command off.
+    ``failed_logins_before_lock`` wrong passwords in a row lock a userid
+    for ``lock_minutes``, doubled for every further wrong one (at most a day).
     """
 
     max_message_bytes: int = 1 * MIB
     max_command_lines: int = 100
     replies_per_sender_per_day: int = 200
     broadcasts_per_day: int = 2
+    failed_logins_before_lock: int = 5
+    lock_minutes: int = 15
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -404,6 +408,8 @@ def _limits(t: _Table) -> LimitsConfig:
         max_command_lines=t.integer("max_command_lines", minimum=1),
         replies_per_sender_per_day=t.integer("replies_per_sender_per_day", minimum=1),
         broadcasts_per_day=t.integer("broadcasts_per_day", minimum=0),
+        failed_logins_before_lock=t.integer("failed_logins_before_lock", minimum=1),
+        lock_minutes=t.integer("lock_minutes", minimum=1, maximum=1440),
     )
 
 

@@ -94,3 +94,15 @@ class VacationRefusedError(PbmError):
     """A vacation longer than the days left this year."""
 
     template = "vacation-refused"
+
+
+class AccountLockedError(PbmError):
+    """Too many wrong passwords (for a while), or locked by the operator."""
+
+    template = "account-locked"
+
+
+class DailyLimitError(PbmError):
+    """A per-day cap (broadcasts) is reached."""
+
+    template = "error"

@@ -213,10 +213,44 @@ TOURNAMENTS = """
         CREATE INDEX pairings_board ON pairings(board);
 """
 
+# Account security and abuse limits (issue 7).
+SECURITY = """
+        ALTER TABLE users ADD COLUMN failed_logins INTEGER NOT NULL DEFAULT 0;  -- wrong passwords in a row
+        ALTER TABLE users ADD COLUMN locked_until TEXT;     -- after too many wrong passwords
+        ALTER TABLE users ADD COLUMN operator_locked INTEGER NOT NULL DEFAULT 0;  -- pbm user lock
+        -- an address other than the sender's receives game mail only once it confirmed
+        ALTER TABLE addresses ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 1;
+        -- one-time codes: password resets and address confirmations (only a hash is kept)
+        CREATE TABLE codes (
+            id INTEGER PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            kind TEXT NOT NULL,                             -- reset | confirm
+            address TEXT,                                   -- confirm: the address asked about
+            code_hash TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL,
+            used_at TEXT
+        );
+        CREATE INDEX codes_user ON codes(user_id, kind);
+        -- mails answered per sender per day, and whether the "no more today" notice went out
+        CREATE TABLE sender_days (
+            sender TEXT NOT NULL,                           -- lower case
+            day TEXT NOT NULL,                              -- YYYY-MM-DD, UTC
+            mails INTEGER NOT NULL DEFAULT 0,
+            noticed INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (sender, day)
+        );
+        CREATE TABLE broadcasts (
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            sent_at TEXT NOT NULL
+        );
+"""
+
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
     (2, "failed mail, refused replies", FAILED_MAIL),
     (3, "clocks and ratings", CLOCKS_AND_RATINGS),
     (4, "tournaments", TOURNAMENTS),
+    (5, "account security and limits", SECURITY),
 ]

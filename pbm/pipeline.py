@@ -162,48 +162,61 @@ class Pipeline:
             return Result("dropped", key, sender, reason=why)
         assert sender is not None
         limit = self.config.limits.max_message_bytes
-        if len(raw) > limit:
-            # too big to read: one clear reply, nothing done
-            return self._reply_only(key, sender, Reply("errors/too-large.txt", (sender,), {
-                "command": None, "message": f"your mail is {len(raw):,} bytes long; the most this server reads "
-                f"is {limit:,} bytes", "right_form": None, "view": None, "position": None}),
-                "too large", now, dry_run)
-        subject = decode_subject(str(msg.get("Subject", "")))
-        commands = parse_mail_commands(subject, body_text(msg), max_commands=self.config.limits.max_command_lines)
+        commands = None
+        if len(raw) <= limit:
+            subject = decode_subject(str(msg.get("Subject", "")))
+            commands = parse_mail_commands(subject, body_text(msg), max_commands=self.config.limits.max_command_lines)
         result = Result("handled", key, sender)
         try:
+            # one transaction: the daily count, the commands, the record and the replies
             with self.store.atomic():
-                replies = self._run(commands, sender, now)
-                messages = self._compose(replies, key, now)
-                summary = "; ".join(
-                    item.redacted() if isinstance(item, Command) else f"error: {item.reason}" for item in commands
-                ) or "no command"
-                self.store.record_handled(key, sender, summary, "handled", now)
-                for m in messages:
-                    self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now)
-                result.summary, result.replies = summary, messages
+                over = self._daily_count(sender, now)
+                if over == "silent":
+                    self.store.record_handled(key, sender, "", "dropped: over the daily limit", now)
+                    result = Result("dropped", key, sender, reason="over the daily limit of mails answered")
+                else:
+                    if over == "notice":
+                        summary, replies = "over the daily limit", [self._notice("errors/daily-limit.txt", sender, (
+                            f"this server answers at most {self.config.limits.replies_per_sender_per_day} "
+                            "mails a day from one address, and this mail is over that"))]
+                    elif commands is None:  # too big to read: one clear reply, nothing done
+                        summary, replies = "too large", [self._notice("errors/too-large.txt", sender, (
+                            f"your mail is {len(raw):,} bytes long; the most this server reads is {limit:,} bytes"))]
+                    else:
+                        replies = self._run(commands, sender, now)
+                        summary = "; ".join(
+                            item.redacted() if isinstance(item, Command) else f"error: {item.reason}"
+                            for item in commands
+                        ) or "no command"
+                    messages = self._compose(replies, key, now)
+                    self.store.record_handled(key, sender, summary, "handled", now)
+                    for m in messages:
+                        self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now)
+                    result.summary, result.replies = summary, messages
                 if dry_run:
                     raise _DryRun
         except _DryRun:
             pass
         return result
 
-    def _reply_only(self, key: str, sender: str, reply: Reply, outcome: str, now: datetime,
-                    dry_run: bool) -> Result:
-        """Answer a mail whose commands are not run (too large, over a limit)."""
-        result = Result("handled", key, sender, reason=outcome, summary=outcome)
-        try:
-            with self.store.atomic():
-                messages = self._compose([reply], key, now)
-                self.store.record_handled(key, sender, outcome, "handled: " + outcome, now)
-                for m in messages:
-                    self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now)
-                result.replies = messages
-                if dry_run:
-                    raise _DryRun
-        except _DryRun:
-            pass
-        return result
+    def _daily_count(self, sender: str, now: datetime) -> str | None:
+        """Count this mail against the sender's daily cap (in the mail's own
+        transaction, so a mail handled again after a crash is not counted
+        twice): None while under it, "notice" for the first mail over it,
+        "silent" after that."""
+        day = now.date().isoformat()
+        row = self.store.count_sender_mail(sender, day)
+        if row["mails"] <= self.config.limits.replies_per_sender_per_day:
+            return None
+        if row["noticed"]:
+            return "silent"
+        self.store.mark_sender_noticed(sender, day)
+        return "notice"
+
+    @staticmethod
+    def _notice(template: str, sender: str, message: str) -> Reply:
+        return Reply(template, (sender,), {"command": None, "message": message, "right_form": None,
+                                           "view": None, "position": None})
 
     def exec_command(self, sender: str, subject: str, body: str = "", *, now: datetime, dry_run: bool = False) -> Result:
         """A command typed by an operator: handled like a mail from ``sender``."""
@@ -242,6 +255,9 @@ class Pipeline:
                 for game in req.loaded:
                     self.positions.keep(game.number, game.board)
             except PbmError as exc:
+                # what must stand although the command was rolled back (a wrong password is counted)
+                for effect in exc.details.get("effects", ()):
+                    replies.extend(effect())
                 replies.append(self._error_reply(req, exc))
         if commands.source in ("multiple", "body"):
             replies = self._combine(replies, sender)

@@ -14,7 +14,8 @@ from typing import Any, Callable
 
 from .commands import Command, Password, UserId
 from .config import Config
-from .errors import NotAllowedError, UnknownUserError
+from . import security
+from .errors import AccountLockedError, NotAllowedError, UnknownUserError
 from .passwords import VerifiedPasswords, check_password, hash_password
 from .store import Row, Store
 
@@ -62,12 +63,31 @@ class Request:
             raise UnknownUserError(f"there is no user {userid}", userid=str(userid))
         return row
 
-    def login(self, userid: UserId, password: Password) -> Row:
-        """The account, if the password is right; one answer for every failure."""
+    def login(self, userid: UserId, password: Password, *, reset_code: bool = False) -> Row:
+        """The account, if the password is right; one answer for every
+        failure.  Wrong passwords are counted (after the command's own
+        changes are rolled back) and lock the userid for a while; with
+        ``reset_code`` a live code from "password reset" is taken as well,
+        even while locked."""
         row = self.store.find_user(userid.key)
-        check = self.passwords.check if self.passwords is not None else check_password
-        if row is None or row["deleted_at"] is not None or not check(password.reveal(), row["password_hash"]):
+        if row is None or row["deleted_at"] is not None:
             raise NotAllowedError("wrong userid or password")
+        if reset_code and security.take_reset_code(self, row, password.reveal()):
+            self.store.set_login_state(row["id"], 0, None)
+            return row
+        if row["operator_locked"]:
+            raise AccountLockedError(f"the account {row['userid']} is locked by the server's operator")
+        until = security.locked_until(row, self.now)
+        if until is not None:
+            raise AccountLockedError(
+                f"after too many wrong passwords, the account {row['userid']} is locked until {until}"
+            )
+        check = self.passwords.check if self.passwords is not None else check_password
+        if not check(password.reveal(), row["password_hash"]):
+            raise NotAllowedError("wrong userid or password",
+                                  effects=[lambda: security.failed_login(self, row["id"])])
+        if row["failed_logins"]:
+            self.store.set_login_state(row["id"], 0, None)
         return row
 
     def new_password_hash(self, password: Password) -> str:
@@ -78,15 +98,16 @@ class Request:
         return stored
 
     def addresses(self, user: Row) -> tuple[str, ...]:
-        """Where game mail for the user goes (nothing once signed off)."""
+        """Where game mail for the user goes: the confirmed addresses
+        (nothing once signed off)."""
         if user["signed_off"]:
             return ()
-        return tuple(self.store.addresses_of(user["id"]))
+        return tuple(self.store.confirmed_addresses(user["id"]))
 
     def account_mail(self, user: Row) -> tuple[str, ...]:
-        """Where news about an account goes: its addresses (even when signed
-        off) and whoever sent the command."""
-        return tuple(dict.fromkeys([*self.store.addresses_of(user["id"]), self.sender]))
+        """Where news about an account goes: its confirmed addresses (even
+        when signed off) and whoever sent the command."""
+        return tuple(dict.fromkeys([*self.store.confirmed_addresses(user["id"]), self.sender]))
 
     def to_sender(self, template: str, **context: Any) -> Reply:
         return Reply(template, (self.sender,), context)

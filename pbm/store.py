@@ -500,3 +500,110 @@ class Store:
     def update_pairing(self, pairing_id: int, **fields: Any) -> None:
         sets = ", ".join(f"{k} = :{k}" for k in fields)
         self.db.execute(f"UPDATE pairings SET {sets} WHERE id = :id", {**fields, "id": pairing_id})
+
+    # ------------------------------------------------------------------
+    # account security: failed logins, locks, codes, confirmed addresses
+
+    def set_login_state(self, user_id: int, failed_logins: int, locked_until: datetime | None) -> None:
+        self.db.execute(
+            "UPDATE users SET failed_logins = ?, locked_until = ? WHERE id = ?",
+            (failed_logins, stamp(locked_until) if locked_until else None, user_id),
+        )
+
+    def set_operator_lock(self, user_id: int, locked: bool) -> None:
+        self.db.execute("UPDATE users SET operator_locked = ? WHERE id = ?", (int(locked), user_id))
+
+    def confirmed_addresses(self, user_id: int) -> list[str]:
+        rows = self._all(
+            "SELECT address FROM addresses WHERE user_id = ? AND confirmed = 1 ORDER BY position", (user_id,)
+        )
+        return [r["address"] for r in rows]
+
+    def address_rows(self, user_id: int) -> list[Row]:
+        return self._all("SELECT * FROM addresses WHERE user_id = ? ORDER BY position", (user_id,))
+
+    def set_confirmed(self, user_id: int, address: str) -> int:
+        return self.db.execute(
+            "UPDATE addresses SET confirmed = 1 WHERE user_id = ? AND lower(address) = lower(?)", (user_id, address)
+        ).rowcount
+
+    def set_unconfirmed(self, user_id: int, addresses: list[str]) -> None:
+        for address in addresses:
+            self.db.execute(
+                "UPDATE addresses SET confirmed = 0 WHERE user_id = ? AND lower(address) = lower(?)",
+                (user_id, address),
+            )
+
+    def add_code(self, user_id: int, kind: str, address: str | None, code_hash: str, now: datetime,
+                 expires: datetime) -> int:
+        return self.db.execute(
+            "INSERT INTO codes (user_id, kind, address, code_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (user_id, kind, address, code_hash, stamp(now), stamp(expires)),
+        ).lastrowid
+
+    def live_codes(self, kind: str, now: datetime, user_id: int | None = None) -> list[Row]:
+        sql = "SELECT * FROM codes WHERE kind = ? AND used_at IS NULL AND expires_at > ?"
+        params: list[Any] = [kind, stamp(now)]
+        if user_id is not None:
+            sql += " AND user_id = ?"
+            params.append(user_id)
+        return self._all(sql + " ORDER BY id", tuple(params))
+
+    def use_code(self, code_id: int, now: datetime) -> None:
+        self.db.execute("UPDATE codes SET used_at = ? WHERE id = ?", (stamp(now), code_id))
+
+    # ------------------------------------------------------------------
+    # abuse limits
+
+    def count_sender_mail(self, sender: str, day: str) -> Row:
+        """Count one more mail from ``sender`` on ``day``; the row after it."""
+        key = sender.lower()
+        self.db.execute(
+            "INSERT INTO sender_days (sender, day, mails) VALUES (?, ?, 1) "
+            "ON CONFLICT (sender, day) DO UPDATE SET mails = mails + 1",
+            (key, day),
+        )
+        row = self._one("SELECT * FROM sender_days WHERE sender = ? AND day = ?", (key, day))
+        assert row is not None
+        return row
+
+    def mark_sender_noticed(self, sender: str, day: str) -> None:
+        self.db.execute("UPDATE sender_days SET noticed = 1 WHERE sender = ? AND day = ?", (sender.lower(), day))
+
+    def record_broadcast(self, user_id: int, now: datetime) -> None:
+        self.db.execute("INSERT INTO broadcasts (user_id, sent_at) VALUES (?, ?)", (user_id, stamp(now)))
+
+    def broadcasts_since(self, user_id: int, since: datetime) -> int:
+        return self.db.execute(
+            "SELECT COUNT(*) FROM broadcasts WHERE user_id = ? AND sent_at >= ?", (user_id, stamp(since))
+        ).fetchone()[0]
+
+    # ------------------------------------------------------------------
+    # operator tools
+
+    def failed_mail(self) -> list[Row]:
+        return self._all("SELECT id, source, length(raw) AS size, error, failed_at, retried_at FROM failed_mail ORDER BY id")
+
+    def failed_mail_raw(self, failed_id: int) -> Row | None:
+        return self._one("SELECT * FROM failed_mail WHERE id = ?", (failed_id,))
+
+    def mark_failed_retried(self, failed_id: int, now: datetime) -> None:
+        self.db.execute("UPDATE failed_mail SET retried_at = ? WHERE id = ?", (stamp(now), failed_id))
+
+    def stats(self) -> dict[str, Any]:
+        one = lambda sql: self.db.execute(sql).fetchone()[0]  # noqa: E731
+        outcomes = {r["kind"]: r["n"] for r in self._all(
+            "SELECT CASE WHEN outcome LIKE 'dropped%' THEN 'dropped' ELSE outcome END AS kind, COUNT(*) AS n "
+            "FROM handled GROUP BY kind")}
+        return {
+            "handled": outcomes,
+            "failed": one("SELECT COUNT(*) FROM failed_mail WHERE retried_at IS NULL"),
+            "queue": one("SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL AND refused_at IS NULL"),
+            "refused": one("SELECT COUNT(*) FROM outbox WHERE refused_at IS NOT NULL"),
+            "sent": one("SELECT COUNT(*) FROM outbox WHERE sent_at IS NOT NULL"),
+            "users": one("SELECT COUNT(*) FROM users WHERE deleted_at IS NULL"),
+            "active_boards": {r["game"]: r["n"] for r in self._all(
+                "SELECT game, COUNT(*) AS n FROM boards WHERE status = 'active' GROUP BY game")},
+            "finished_boards": one("SELECT COUNT(*) FROM boards WHERE status = 'finished'"),
+            "tournaments_running": one("SELECT COUNT(*) FROM tournaments WHERE status = 'running'"),
+        }

@@ -14,6 +14,7 @@ from pbm.commands import (
     BoardRef,
     ChallengeArgs,
     ChangePasswordArgs,
+    CodeArgs,
     Command,
     CommandError,
     GamesArgs,
@@ -100,6 +101,7 @@ ACCOUNT_CASES = [
     ("All Show alice NEXT", "all show", AllShowArgs(ALICE, "next")),
     ("all show alice active", "all show", AllShowArgs(ALICE, "active")),
     ("password reset alice", "password reset", UseridArgs(ALICE)),
+    ("confirm address k7qmx-2d9pa", "confirm address", CodeArgs(Password("K7QMX2D9PA"))),
     ("vacation alice s3cret 14", "vacation", VacationArgs(ALICE, PW, 14)),
     ("vacation alice s3cret OFF", "vacation", VacationArgs(ALICE, PW, None)),
 ]
@@ -359,7 +361,8 @@ def test_every_command_has_a_usage_line_and_a_summary(name):
 def test_every_password_of_a_command_is_named_password_in_its_usage(name):
     spec = REGISTRY[name]
     words = spec.arguments.split()
-    assert [i for i, w in enumerate(words) if "PASSWORD" in w] == list(spec.secret_positions)
+    # a one-time CODE is as secret as a password
+    assert [i for i, w in enumerate(words) if "PASSWORD" in w or w == "CODE"] == list(spec.secret_positions)
     assert spec.takes_password == bool(spec.secret_positions)
 
 

@@ -33,8 +33,14 @@ passwords = st.text(PASSWORD_CHARS, min_size=1, max_size=64).filter(
 WITH_PASSWORD = [
     (("" if REGISTRY[name].scope.value == "account" else "trax ") + line, name)
     for line, name, _ in ACCOUNT_CASES + GAME_CASES + TOURNAMENT_CASES
-    if REGISTRY[name].takes_password
+    if REGISTRY[name].takes_password and name != "confirm address"  # a code is letters and digits only
 ]
+
+
+def test_a_confirmation_code_is_masked_like_a_password():
+    command = parse_command("confirm address k7qmx-2d9pa")
+    assert "K7QMX" not in everything_shown(command).upper()
+    assert command.redacted() == "confirm address " + MASK
 
 WRONG = [
     "trax move 101 alice {pw} B2x",

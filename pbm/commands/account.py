@@ -8,6 +8,7 @@ from functools import partial
 from .spec import CommandSpec, Reader, Scope
 from .values import (
     Password,
+    Problem,
     UserId,
     read_address,
     read_number,
@@ -61,6 +62,13 @@ class LoginArgs:
 @dataclass(frozen=True, slots=True)
 class UseridArgs:
     userid: UserId
+
+
+@dataclass(frozen=True, slots=True)
+class CodeArgs:
+    """A one-time code mailed by the server (upper case, blanks and dashes kept out)."""
+
+    code: Password
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +175,18 @@ def parse_all_show(r: Reader) -> AllShowArgs:
     if end != 1:
         r.fail("all show takes one userid")
     return AllShowArgs(r.read(0, "userid", read_userid), selection)
+
+
+def _read_code(word: str) -> Password:
+    text = word.replace("-", "").upper()
+    if not (6 <= len(text) <= 20 and text.isalnum() and text.isascii()):
+        raise Problem("a code is the letters and digits from the mail, like K7QMX-2D9PA")
+    return Password(text)
+
+
+def parse_code(r: Reader) -> CodeArgs:
+    r.expect(1, 1)
+    return CodeArgs(r.read(0, "code", _read_code))
 
 
 def parse_password_reset(r: Reader) -> UseridArgs:
@@ -282,6 +302,14 @@ ACCOUNT_SPECS = (
         "USERID",
         "mail a one-time reset code to the account's addresses",
         parse_password_reset,
+    ),
+    CommandSpec(
+        "confirm address",
+        Scope.ACCOUNT,
+        "CODE",
+        "sent from a new address with the code the server mailed to it: game mail may go there",
+        parse_code,
+        secret_positions=(0,),
     ),
     CommandSpec(
         "vacation",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import mailbox
+import re
 import subprocess
 import sys
+from datetime import datetime, timezone
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -141,3 +143,54 @@ def test_tick_does_the_clock_work_as_of_the_time_given(site):
     store = Store(site / "game.sqlite3")
     assert [r["recipient"] for r in store.unsent_replies() if b"Nag:" in r["message"]] == ["alice@example.org"]
     store.close()
+
+
+def test_operator_tools_failed_mail_list_and_retry(site):
+    store = Store(site / "game.sqlite3")
+    with store.atomic():
+        store.record_failed_mail("smtp", mail("signup carol cherry", sender="carol@example.org"),
+                                 "Traceback ...\nRuntimeError: disk on fire", datetime(2026, 5, 1, tzinfo=timezone.utc))
+    store.close()
+    listed = run("failed", "list", "--config", "pbm.toml", cwd=site)
+    assert listed.returncode == 0, listed.stderr
+    assert b"1  2026-05-01T00:00:00+00:00  smtp" in listed.stdout and b"RuntimeError: disk on fire" in listed.stdout
+    assert b"waiting" in listed.stdout
+    retried = run("failed", "retry", "1", "--config", "pbm.toml", cwd=site)
+    assert retried.returncode == 0, retried.stderr
+    assert [r["Subject"] for r in replies_in(retried.stdout, site)] == ["Welcome to Trax PBM, carol"]
+    assert b"retried" in run("failed", "list", "--config", "pbm.toml", cwd=site).stdout
+    missing = run("failed", "retry", "7", "--config", "pbm.toml", cwd=site)
+    assert missing.returncode == 1 and b"no failed mail 7" in missing.stderr
+
+
+def test_operator_tools_user_show_lock_unlock_and_stats(site):
+    def execute(sender: str, command: str):
+        done = run("exec", "--config", "pbm.toml", "--from", sender, command, cwd=site, stdin=b"")
+        assert done.returncode == 0, done.stderr
+        return replies_in(done.stdout, site)
+
+    execute("alice@example.org", "signup alice apple alice@example.org home@example.net")
+    execute("bob@example.org", "signup bob banana")
+    execute("alice@example.org", "trax challenge alice bob")
+    shown = run("user", "show", "ALICE", "--config", "pbm.toml", cwd=site)
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout.decode()
+    assert "userid:        alice" in out
+    assert "address:       alice@example.org\n" in out
+    assert "address:       home@example.net (waiting for confirmation)" in out
+    assert "locked:        no" in out and "active: 101" in out
+    assert "apple" not in out and "scrypt" not in out
+    assert run("user", "lock", "alice", "--config", "pbm.toml", cwd=site).returncode == 0
+    refused = execute("alice@example.org", "trax limit alice apple 3")
+    assert "locked by the server's operator" in refused[0].get_payload(decode=True).decode()
+    unlocked = run("user", "unlock", "alice", "--config", "pbm.toml", cwd=site)
+    assert b"locked:        no" in unlocked.stdout
+    assert "error" not in str(execute("alice@example.org", "trax limit alice apple 3")[0]["Subject"]).lower()
+    assert run("user", "show", "nobody", "--config", "pbm.toml", cwd=site).returncode == 1
+    stats = run("stats", "--config", "pbm.toml", cwd=site)
+    assert stats.returncode == 0, stats.stderr
+    text = stats.stdout.decode()
+    assert "mail handled:     5 (handled 5)" in text
+    assert "users:            2" in text
+    assert "active boards:    1 (trax 1)" in text
+    assert re.search(r"replies: +0 sent, \d+ in the queue, 0 refused", text)

@@ -370,7 +370,9 @@ def test_an_html_only_mail_is_read_as_text(players):
 
 
 def test_game_mail_goes_to_every_registered_address_once(players):
-    players.send("alice@example.org", "add alice apple alice@work.example.org ALICE@example.org")
+    replies = players.send("alice@example.org", "add alice apple alice@work.example.org ALICE@example.org")
+    (ask,) = [r for r in replies if to_of(r) == "alice@work.example.org"]
+    players.send("alice@work.example.org", "Re: " + str(ask["Subject"]))  # the new address confirms
     players.send("alice@example.org", "trax challenge alice bob")
     replies = players.send("alice@example.org", "trax move 101 alice apple @0+")
     assert sorted(to_of(r) for r in replies) == ["alice@example.org", "alice@work.example.org", "bob@example.org"]

@@ -1,0 +1,204 @@
+"""Account security and abuse limits by mail: password guessing locks,
+password reset, address confirmation, daily caps, oversized mail.  Time is
+a clock the tests move; nothing sleeps."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+
+from pbm.config import load_config
+from pbm.pipeline import Pipeline
+from pbm.store import Store
+
+from .conftest import Clock, Mailbox, flat, text_of, to_of
+
+
+def code_in(msg) -> str:
+    match = re.search(r"\b([A-Z2-9]{5}-[A-Z2-9]{5})\b", text_of(msg))
+    assert match, text_of(msg)
+    return match.group(1)
+
+
+@pytest.fixture
+def strict(tmp_path):
+    """A server with low caps: 3 mails a day per sender, 1 broadcast, 3000 bytes."""
+    path = tmp_path / "pbm.toml"
+    path.write_text(
+        '[server]\naddress = "pbm@pbm.test"\nname = "Trax PBM"\ndatabase = "pbm.sqlite3"\n'
+        "[limits]\nreplies_per_sender_per_day = 3\nbroadcasts_per_day = 1\nmax_message_bytes = 3000\n"
+    )
+    config = load_config(path)
+    store = Store(config.server.database)
+    yield Mailbox(Pipeline(store, config), Clock())
+    store.close()
+
+
+# ----------------------------------------------------------------------------
+# password guessing
+
+
+def test_wrong_passwords_lock_the_userid_and_tell_the_owner(players):
+    for _ in range(4):
+        replies = players.send("mallory@evil.test", "signoff alice guess")
+        assert [to_of(r) for r in replies] == ["mallory@evil.test"]
+        assert "wrong userid or password" in flat(replies[0])
+    replies = players.send("mallory@evil.test", "signoff alice guess5")
+    assert sorted(to_of(r) for r in replies) == ["alice@example.org", "mallory@evil.test"]
+    told = next(r for r in replies if to_of(r) == "alice@example.org")
+    assert told["Subject"] == "Trax PBM: account alice locked for a while"
+    body = flat(told)
+    assert "5 wrong passwords in a row" in body and "from mallory@evil.test" in body
+    assert "locked until 2026-03-01 12:45 UTC" in body
+    assert "guess5" not in told.as_string()
+    # while locked, even the right password is refused, and nothing more is counted or told
+    replies = players.send("alice@example.org", "signoff alice apple")
+    assert [to_of(r) for r in replies] == ["alice@example.org"]
+    assert "the account alice is locked until 2026-03-01 12:45 UTC" in flat(replies[0])
+    assert "password reset" in flat(replies[0])
+    assert not players.pipeline.store.find_user("alice")["signed_off"]
+    # after the lock, the right password works and the count starts again
+    players.clock.now = players.clock.now.replace(hour=12, minute=45)
+    assert players.send("alice@example.org", "trax limit alice apple 5")[0]["Subject"] != "Trax error"
+    assert players.pipeline.store.find_user("alice")["failed_logins"] == 0
+
+
+def test_every_wrong_password_after_a_lock_doubles_the_next_one(players):
+    for i in range(5):
+        players.send("mallory@evil.test", f"signoff alice guess{i}")
+    store = players.pipeline.store
+    first = store.find_user("alice")["locked_until"]
+    players.clock.now = players.clock.now + timedelta(minutes=16)
+    sixth = players.clock.now
+    replies = players.send("mallory@evil.test", "signoff alice guess6")
+    told = [r for r in replies if to_of(r) == "alice@example.org"]
+    assert told and "6 wrong passwords in a row" in flat(told[0])
+    second = store.find_user("alice")["locked_until"]
+    from pbm.clock import when
+
+    assert when(second) - sixth == timedelta(minutes=30)
+    assert when(first) < when(second)
+
+
+def test_a_wrong_password_in_a_multiple_mail_is_counted_though_its_command_is_rolled_back(players):
+    players.send("mallory@evil.test", "multiple", "signoff alice a\nsignoff alice b\nsignoff alice c\n")
+    assert players.pipeline.store.find_user("alice")["failed_logins"] == 3
+
+
+# ----------------------------------------------------------------------------
+# password reset
+
+
+def test_a_reset_code_goes_only_to_the_registered_address_and_works_once(players):
+    replies = players.send("mallory@evil.test", "password reset alice")
+    assert sorted(to_of(r) for r in replies) == ["alice@example.org", "mallory@evil.test"]
+    asked = next(r for r in replies if to_of(r) == "mallory@evil.test")
+    mailed = next(r for r in replies if to_of(r) == "alice@example.org")
+    code = code_in(mailed)
+    assert code not in asked.as_string()
+    assert "If alice is an account here" in flat(asked)
+    assert f"change password alice {code} NEWPASSWORD" in flat(mailed)
+    # unknown users get the same answer, and nobody else gets mail
+    unknown = players.send("mallory@evil.test", "password reset nobody")
+    assert len(unknown) == 1 and "If nobody is an account here" in flat(unknown[0])
+    # the owner sets a new password with the code (lower case and no dash are fine)
+    done = players.send("alice@example.org", f"change password alice {code.replace('-', '').lower()} pear")
+    assert done[0]["Subject"] != "Trax error", text_of(done[0])
+    assert "pear" not in done[0].as_string() and code not in done[0].as_string()
+    assert players.send("alice@example.org", "trax limit alice pear 4")[0]["Subject"] != "Trax error"
+    again = players.send("alice@example.org", f"change password alice {code} plum")
+    assert "wrong userid or password" in flat(again[0])
+
+
+def test_a_reset_code_opens_a_locked_account(players):
+    for i in range(5):
+        players.send("mallory@evil.test", f"signoff alice guess{i}")
+    code = code_in(next(r for r in players.send("alice@example.org", "password reset alice")
+                        if "code for alice" in str(r["Subject"])))
+    done = players.send("alice@example.org", f"change password alice {code} pear")
+    assert "Error" not in str(done[0]["Subject"]) and "error" not in str(done[0]["Subject"])
+    assert players.pipeline.store.find_user("alice")["locked_until"] is None
+
+
+def test_reset_codes_expire_after_a_day(players):
+    code = code_in(next(r for r in players.send("alice@example.org", "password reset alice")
+                        if "code for alice" in str(r["Subject"])))
+    players.clock.advance(days=1)
+    late = players.send("alice@example.org", f"change password alice {code} pear")
+    assert "wrong userid or password" in flat(late[0])
+
+
+# ----------------------------------------------------------------------------
+# confirming new addresses
+
+
+def test_an_address_other_than_the_senders_gets_no_game_mail_until_it_confirms(players):
+    replies = players.send("mallory@evil.test", "signup mal secret victim@example.net")
+    assert sorted(to_of(r) for r in replies) == ["mallory@evil.test", "victim@example.net"]
+    welcome = next(r for r in replies if to_of(r) == "mallory@evil.test")
+    assert "Waiting for confirmation: victim@example.net" in flat(welcome)
+    ask = next(r for r in replies if to_of(r) == "victim@example.net")
+    assert str(ask["Subject"]).startswith("confirm address ")
+    assert "Someone writing from mallory@evil.test" in flat(ask)
+    assert "secret" not in ask.as_string()
+    # game mail does not go to the unconfirmed address
+    board = players.send("mallory@evil.test", "trax challenge mal bob")
+    assert sorted(to_of(r) for r in board) == ["bob@example.org", "mallory@evil.test"]
+    # a code from another address, or a wrong code, confirms nothing
+    stolen = players.send("mallory@evil.test", str(ask["Subject"]))
+    assert "not one waiting for this address" in flat(stolen[0])
+    wrong = players.send("victim@example.net", "confirm address AAAAA-BBBBB")
+    assert "not one waiting for this address" in flat(wrong[0])
+    # the owner of the address agrees by replying
+    done = players.send("victim@example.net", "Re: " + str(ask["Subject"]))
+    assert done[0]["Subject"] == "Trax PBM: address confirmed for mal"
+    assert "now goes to: victim@example.net" in flat(done[0])
+    move = players.send("mallory@evil.test", "trax move 101 mal secret @0+")
+    assert sorted(to_of(r) for r in move) == ["bob@example.org", "victim@example.net"]
+
+
+def test_change_address_keeps_confirmed_addresses_and_asks_new_ones(players):
+    replies = players.send("alice@example.org", "change address alice apple alice@example.org home@example.net")
+    assert sorted(to_of(r) for r in replies) == ["alice@example.org", "home@example.net"]
+    told = next(r for r in replies if to_of(r) == "alice@example.org")
+    assert "Game mail for alice now goes to: alice@example.org." in flat(told)
+    assert "Waiting for confirmation: home@example.net" in flat(told)
+
+
+# ----------------------------------------------------------------------------
+# limits
+
+
+def test_the_daily_cap_gives_one_notice_then_silence_until_the_next_day(strict):
+    for _ in range(3):
+        assert len(strict.send("loop@example.org", "help")) == 1
+    notice = strict.send("loop@example.org", "signup looper pw")
+    assert [m["Subject"] for m in notice] == ["Trax PBM: no more replies today"]
+    assert "at most 3 mails a day" in flat(notice[0])
+    assert strict.pipeline.store.find_user("looper") is None  # nothing in it was run
+    assert strict.send("loop@example.org", "help") == []
+    assert strict.result.status == "dropped"
+    assert len(strict.send("other@example.org", "help")) == 1  # others are not affected
+    strict.clock.now = strict.clock.now.replace(day=2, hour=0, minute=1)
+    assert len(strict.send("loop@example.org", "help")) == 1
+
+
+def test_broadcasts_are_capped_per_day(strict):
+    strict.send("alice@example.org", "signup alice apple")
+    strict.send("bob@example.org", "signup bob banana")
+    first = strict.send("alice@example.org", "broadcast alice apple", "Tournament next week!")
+    assert sorted(to_of(m) for m in first) == ["alice@example.org", "bob@example.org"]
+    second = strict.send("alice@example.org", "broadcast alice apple", "Again!")
+    assert [to_of(m) for m in second] == ["alice@example.org"]
+    assert "you have sent 1 broadcasts in the last 24 hours" in flat(second[0])
+
+
+def test_an_oversized_mail_gets_one_clear_reply_and_nothing_is_run(strict):
+    replies = strict.send("alice@example.org", "signup alice apple", "x" * 5000)
+    assert [m["Subject"] for m in replies] == ["Trax error"]
+    body = flat(replies[0])
+    assert "the most this server reads is 3,000 bytes" in body
+    assert "Nothing in it was read" in body
+    assert strict.pipeline.store.find_user("alice") is None
