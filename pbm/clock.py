@@ -261,7 +261,7 @@ class _DryRun(Exception):
 def run_tick(pipeline, now: datetime, *, dry_run: bool = False) -> list:
     """Do the clock work as of ``now`` in one transaction and queue its mail;
     returns the messages (with ``dry_run`` nothing is kept)."""
-    from .mailpolicy import WIRE
+    from .mailpolicy import wire_bytes
 
     store = pipeline.store
     messages: list = []
@@ -270,7 +270,7 @@ def run_tick(pipeline, now: datetime, *, dry_run: bool = False) -> list:
             replies = tick(store, pipeline.config, now, pipeline.positions)
             messages = pipeline._compose(replies, "clock", now)
             for m in messages:
-                store.queue_reply(None, str(m["To"]), m.as_bytes(policy=WIRE), now)
+                store.queue_reply(None, str(m["To"]), wire_bytes(m), now)
             if dry_run:
                 raise _DryRun
     except _DryRun:

@@ -1,4 +1,5 @@
-"""The long-running server: intake (IMAP, SMTP), the pipeline, the outbox.
+"""The long-running server: intake (IMAP, SMTP), the pipeline, the outbox,
+and the clock work every ``[games] clock_interval_seconds``.
 
 One message is handled at a time (a lock around the pipeline), in a worker
 thread so that the event loop keeps serving IMAP and SMTP; a batch fetched
@@ -90,6 +91,31 @@ class Daemon:
             self.outbox.wake()
         return True
 
+    async def tick(self) -> int:
+        """The clock work once (reminders, forfeits, tournament starts), under
+        the pipeline's lock; how many mails it queued."""
+        from .clock import run_tick
+
+        async with self.lock:
+            try:
+                messages = await asyncio.to_thread(run_tick, self.pipeline, self.clock())
+            except Exception:  # noqa: BLE001 - the clock must not stop the daemon
+                log.exception("the clock work failed")
+                return 0
+        if messages:
+            self.outbox.wake()
+        return len(messages)
+
+    async def _clock_loop(self) -> None:
+        """The clock work at start and every ``clock_interval_seconds``."""
+        interval = self.config.games.clock_interval_seconds
+        while not self.stop.is_set():
+            await self.tick()
+            try:
+                await asyncio.wait_for(self.stop.wait(), timeout=interval)
+            except asyncio.TimeoutError:
+                pass
+
     def _record_failed(self, raw: bytes, error: str) -> None:
         with self.store.atomic():
             self.store.record_failed_mail("smtp", raw, error, self.clock())
@@ -109,7 +135,7 @@ class Daemon:
         if self.listener is None and self.inbox is None:
             await self.start()
         self.outbox.start()
-        tasks = []
+        tasks = [asyncio.ensure_future(self._clock_loop())]
         if self.inbox is not None:
             tasks.append(asyncio.ensure_future(self.inbox.run()))
         log.info("serving; replies go %s", "through the relay" if self.outbox.uses_relay else

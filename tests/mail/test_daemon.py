@@ -162,3 +162,27 @@ def test_automatic_mail_and_our_own_replies_get_no_answer(tmp_path, dovecot, mai
         wait_until(lambda: dovecot.count(mail_user.name, mail_user.password, "pbm/processed") == 5)
         wait_until(lambda: running.daemon.handled == 5)
     assert [r.rcpt_tos for r in sink.messages] == [["carol@example.org"]]
+
+
+def test_the_daemon_does_the_clock_work_and_sends_the_reminders(tmp_path, sink):
+    from datetime import datetime, timedelta, timezone
+
+    from pbm.config import load_config
+    from pbm.pipeline import Pipeline
+    from pbm.store import Store
+
+    path = write_config(tmp_path, sink=sink, listen_port=free_port())
+    config = load_config(path)
+    store = Store(config.server.database)
+    pipeline = Pipeline(store, config)
+    long_ago = datetime.now(timezone.utc) - timedelta(days=8)
+    for sender, subject in (("alice@example.org", "signup alice apple"), ("bob@example.org", "signup bob banana"),
+                            ("alice@example.org", "trax challenge alice bob")):
+        pipeline.exec_command(sender, subject, now=long_ago)
+    with store.atomic():
+        store.db.execute("UPDATE outbox SET sent_at = created_at")  # those went out long ago
+    store.close()
+    with DaemonThread(path):
+        (nag,) = sink.wait_for(1, timeout=30)
+        assert nag.message()["Subject"] == "Nag: Trax Board 101 alice"
+        assert nag.rcpt_tos == ["alice@example.org"]
