@@ -192,7 +192,7 @@ def _check(store: Store, config, row: Row, now: datetime, positions) -> list[Rep
 
 def _keep(positions, game) -> None:
     if positions is not None:
-        positions.keep(game.number, game.board)
+        positions.keep(game.number, game.board, game.row["moves"])
 
 
 # ----------------------------------------------------------------------------

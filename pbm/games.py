@@ -91,8 +91,12 @@ class Positions:
             return entry[1]
         return Board.replay(moves.split(), variant)
 
-    def keep(self, number: int, board: Board) -> None:
-        self.kept[number] = (" ".join(str(m) for m in board.moves), board)
+    def keep(self, number: int, board: Board, moves: str | None = None) -> None:
+        """Keep ``board``; ``moves`` is its stored move list when the caller
+        has it (writing every move as text again costs most on long games)."""
+        if moves is None:
+            moves = " ".join(str(m) for m in board.moves)
+        self.kept[number] = (moves, board)
         self.kept.move_to_end(number)
         while len(self.kept) > self.size:
             self.kept.popitem(last=False)
@@ -293,7 +297,7 @@ def play(req: Request, game: Game, user: Row, text: str, turn: Turn, *, auto: bo
             follow = words
     board.play(move)
     req.store.record_move(game.number, board.ply, str(move), user["id"], auto, req.now)
-    game.row["moves"] = " ".join(str(m) for m in board.moves)
+    game.row["moves"] = f"{game.row['moves']} {move}" if game.row["moves"] else str(move)
     turned = {"pending_kind": None, "pending_by": None, "turn_since": stamp(req.now), "nags": 0}
     req.store.update_board(game.number, moves=game.row["moves"], updated_at=stamp(req.now), **turned)
     game.row.update(turned)

@@ -253,7 +253,7 @@ class Pipeline:
                 with self.store.atomic():
                     replies.extend(handler(req))
                 for game in req.loaded:
-                    self.positions.keep(game.number, game.board)
+                    self.positions.keep(game.number, game.board, game.row["moves"])
             except PbmError as exc:
                 # what must stand although the command was rolled back (a wrong password is counted)
                 for effect in exc.details.get("effects", ()):
