@@ -63,7 +63,7 @@ def mover_id(row: Row) -> int:
 
 def waited(row: Row, leave: Leave, now: datetime) -> timedelta:
     """How long the player to move has had the turn, vacations left out."""
-    since = when(row["turn_since"])
+    since = when(row["turn_since"] or row["created_at"])
     return max(now - since - paused(since, now, leave), timedelta())
 
 
