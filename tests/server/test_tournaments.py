@@ -420,3 +420,27 @@ def test_a_knockout_round_past_its_deadline_is_reported_to_the_director_once(clu
     assert f"{second['label']} (board {second['number']})" in body
     assert first["label"] not in body
     assert not any("late" in str(m["Subject"]) for m in run_tick(club.pipeline, started + timedelta(minutes=5)))
+
+
+def test_tournaments_belong_to_their_game_type(club):
+    send(club, "dir", f"8x8trax tournament create Small dir {pw('dir')}")
+    for p in PLAYERS[:3]:
+        send(club, p, f"8x8trax tournament join Small {p} {pw(p)}")
+    assert "there is no trax tournament Small" in flat(club.send("x@example.org", "trax tournament show Small")[0])
+    start_replies = send(club, "dir", f"8x8trax tournament start Small dir {pw('dir')}")
+    assert by_subject(start_replies, "8x8Trax tournament Small: started")
+    games = boards(club, "Small")
+    assert len(games) == 3
+    assert {club.pipeline.store.board(g["number"])["game"] for g in games} == {"8x8trax"}
+    for g in games:
+        board = Board("8x8trax")
+        name, white, black = g["label"], g["white"], g["black"]
+        first, second = quiet_moves(board, 2)
+        send(club, white, f"8x8trax move {name} {white} {pw(white)} {first}")
+        send(club, black, f"8x8trax move {name} {black} {pw(black)} {second}")
+        last = send(club, white, f"8x8trax move {name} {white} {pw(white)} resign")
+    final = by_subject(last, "8x8Trax tournament Small: final table")
+    assert final and "Small (8x8trax, round robin, 3 players) - finished" in flat(final[0])
+    listing = flat(club.send("x@example.org", "8x8trax tournament list")[0])
+    assert "Finished: Small" in listing
+    assert "Small" not in flat(club.send("x@example.org", "trax tournament list")[0])
