@@ -61,8 +61,11 @@ def decode_subject(raw: str) -> str:
     if not isinstance(raw, str):
         raw = "" if raw is None else str(raw)
     raw = _FOLD.sub("", raw[:MAX_RAW_SUBJECT])
-    try:
-        decoded = str(policy.default.header_factory("subject", raw))
-    except Exception:  # noqa: BLE001 - lenient parser, but a subject must never stop a mail
-        decoded = raw
+    if raw.isascii() and "=?" not in raw:
+        decoded = raw  # nothing to decode (most subjects): the header parser costs more than the rest
+    else:
+        try:
+            decoded = str(policy.default.header_factory("subject", raw))
+        except Exception:  # noqa: BLE001 - lenient parser, but a subject must never stop a mail
+            decoded = raw
     return strip_prefixes(clean_line(decoded))
