@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import sqlite3
 import time
 from datetime import datetime, timezone
 from typing import Callable
@@ -73,7 +74,7 @@ class Daemon:
     def _handle_one(self, raw: bytes, source: str) -> bool:
         started = time.perf_counter()
         try:
-            result = self.pipeline.handle(raw, now=self.clock())
+            result = self._handle_waiting(raw)
         except Exception as exc:  # a bug or broken mail: set it aside, reply nothing
             self.failed += 1
             log.exception("mail from %s crashed the pipeline: %s", source, exc)
@@ -115,6 +116,20 @@ class Daemon:
                 await asyncio.wait_for(self.stop.wait(), timeout=interval)
             except asyncio.TimeoutError:
                 pass
+
+    def _handle_waiting(self, raw: bytes):
+        """The pipeline on one mail; a database kept busy by the outbox's
+        connection for longer than the busy timeout is waited out (nothing
+        was committed), not taken for a mail that crashed the pipeline."""
+        for attempt in range(20):
+            try:
+                return self.pipeline.handle(raw, now=self.clock())
+            except sqlite3.OperationalError as exc:
+                if ("locked" not in str(exc) and "busy" not in str(exc)) or self.stop.is_set():
+                    raise
+                log.warning("database busy; handling the mail again (attempt %d)", attempt + 2)
+                time.sleep(0.2)
+        return self.pipeline.handle(raw, now=self.clock())
 
     def _record_failed(self, raw: bytes, error: str) -> None:
         with self.store.atomic():

@@ -55,6 +55,7 @@ class Inbox:
         self.handle = handle
         self.stop = stop
         self.imap: aioimaplib.IMAP4 | None = None
+        self._missing: dict[int, int] = {}  # UID -> times FETCH did not return it
 
     async def run(self) -> None:
         """Until ``stop`` is set: connect, drain, wait for more; reconnect with
@@ -124,7 +125,8 @@ class Inbox:
         await self._call(protocol.capability())
 
     async def drain(self) -> int:
-        """Handle every message now in the mailbox; return how many."""
+        """Handle every message now in the mailbox; return how many (or 1
+        when it stopped short to keep the order, and must be called again)."""
         imap = self.imap
         assert imap is not None
         _ok(await self._call(imap.noop()), "NOOP")
@@ -137,7 +139,11 @@ class Inbox:
         moves: dict[str, list[int]] = {self.config.processed_mailbox: [], self.config.failed_mailbox: []}
         try:
             for start in range(0, len(uids), FETCH_BATCH):
-                fetched = await self._fetch(uids[start:start + FETCH_BATCH])
+                batch = uids[start:start + FETCH_BATCH]
+                fetched = await self._fetch(batch)
+                cut = self._keep_order(batch, fetched)
+                if cut is not None:
+                    fetched = fetched[:cut]
                 if self.stop.is_set():
                     return done
                 results = await self.handle([(raw, f"imap uid {uid}") for uid, raw in fetched]) if fetched else []
@@ -150,11 +156,35 @@ class Inbox:
                         moves[target] = []
                 if len(results) < len(fetched):
                     return done  # stopping
+                if cut is not None:
+                    return max(done, 1)  # search again: the message missing comes first
         finally:
             for target, batch in moves.items():
                 if batch and self.imap is not None:
                     await self._move(batch, target)
         return done
+
+    def _keep_order(self, batch: list[int], fetched: list[tuple[int, bytes]]) -> int | None:
+        """When a message of the batch did not come back (its answer was not
+        read, or it is gone), only the messages before it are handled now,
+        so that mail is never handled out of order (a move overtaking the one
+        before it would be refused); the next search takes it again.  A
+        message missing three times running is left behind, with a warning.
+        Returns how many of ``fetched`` to handle now, or None for all."""
+        got = {uid for uid, _ in fetched}
+        for uid in got & self._missing.keys():
+            del self._missing[uid]
+        missing = [uid for uid in batch if uid not in got]
+        if not missing:
+            return None
+        first = missing[0]
+        tries = self._missing.get(first, 0) + 1
+        self._missing[first] = tries
+        if tries >= 3:
+            log.warning("IMAP UID %s could not be fetched %d times; going on without it", first, tries)
+            return None
+        log.warning("IMAP UID %s did not come back from FETCH; taking it again before what follows", first)
+        return sum(1 for uid, _ in fetched if uid < first)
 
     async def _fetch(self, uids: list[int]) -> list[tuple[int, bytes]]:
         """The raw messages of these UIDs, in UID order (one FETCH command;

@@ -21,8 +21,10 @@ from __future__ import annotations
 import logging
 import mailbox
 import smtplib
+import sqlite3
 import ssl
 import threading
+import time
 from datetime import datetime, timedelta
 from email.utils import parseaddr
 from pathlib import Path
@@ -138,7 +140,21 @@ class Outbox:
             return "failed", f"{type(exc).__name__}: {exc}"
 
     def settle(self, row, outcome: str, why: str) -> None:
-        """Record what became of a reply (in the store, one transaction)."""
+        """Record what became of a reply (in the store, one transaction).
+        A reply sent must be marked sent, or it would go out again: while
+        the pipeline keeps the database busy, this waits and tries again."""
+        for attempt in range(600):
+            try:
+                self._settle(row, outcome, why)
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                log.warning("database busy while marking reply %s; trying again", row["id"])
+                time.sleep(0.05)
+        self._settle(row, outcome, why)
+
+    def _settle(self, row, outcome: str, why: str) -> None:
         with self.store.atomic():
             if outcome == "sent":
                 self.store.mark_sent(row["id"], self.clock())
