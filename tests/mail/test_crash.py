@@ -38,7 +38,7 @@ def test_sigkill_at_random_points_loses_nothing_and_applies_nothing_twice(tmp_pa
         command_mail("bob@example.org", "signup bob banana"),
     ]
     # each challenge makes one board and two replies: easy to count exactly
-    work = [command_mail("op@example.org", f"trax challenge alice bob", f"game {i}") for i in range(COMMANDS)]
+    work = [command_mail("op@example.org", "trax challenge alice bob", f"game {i}") for i in range(COMMANDS)]
     rng = random.Random(20261121)
     log = open(tmp_path / "serve.log", "wb")
     server = start_server(path, log)
