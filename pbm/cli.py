@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+from contextlib import closing
 from datetime import datetime, timezone
 from email.generator import BytesGenerator
 from email.message import EmailMessage
@@ -15,6 +16,7 @@ from pathlib import Path
 from .config import ConfigError, load_config
 from .pipeline import Pipeline, Result
 from .store import Store
+from .trax import VARIANTS
 
 
 def mbox(messages: list[EmailMessage], now: datetime) -> bytes:
@@ -86,17 +88,15 @@ def cmd_tick(args: argparse.Namespace) -> int:
     return 0
 
 
-def _store(args: argparse.Namespace) -> Store:
-    return Store(load_config(args.config).server.database)
+def _store(args: argparse.Namespace) -> closing[Store]:
+    """The configured database, closed at the end of a ``with`` block."""
+    return closing(Store(load_config(args.config).server.database))
 
 
 def cmd_failed(args: argparse.Namespace) -> int:
     if args.action == "list":
-        store = _store(args)
-        try:
+        with _store(args) as store:
             rows = store.failed_mail()
-        finally:
-            store.close()
         if not rows:
             print("no failed mail")
         for r in rows:
@@ -130,8 +130,7 @@ def cmd_failed(args: argparse.Namespace) -> int:
 def cmd_user(args: argparse.Namespace) -> int:
     from .commands.values import fold
 
-    store = _store(args)
-    try:
+    with _store(args) as store:
         user = store.find_user(fold(args.userid))
         if user is None:
             print(f"pbm: there is no user {args.userid}", file=sys.stderr)
@@ -155,22 +154,17 @@ def cmd_user(args: argparse.Namespace) -> int:
         boards = store.boards_of([user["id"]])
         active = [str(b["number"]) for b in boards if b["status"] == "active"]
         print(f"boards:        {len(boards)} in all, active: {' '.join(active) or 'none'}")
-        for game in ("trax", "8x8trax", "looptrax"):
+        for game in VARIANTS:
             r = store.rating(user["id"], game)
             if r:
                 print(f"rating {game}: {r['rating']:.0f} after {r['games']} games "
                       f"({r['wins']} won, {r['losses']} lost, {r['draws']} drawn)")
-    finally:
-        store.close()
     return 0
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    store = _store(args)
-    try:
+    with _store(args) as store:
         s = store.stats()
-    finally:
-        store.close()
     handled = s["handled"]
     print(f"mail handled:     {sum(handled.values())} ({', '.join(f'{k} {v}' for k, v in sorted(handled.items())) or 'none'})")
     print(f"mail failed:      {s['failed']} waiting for the operator (pbm failed list)")

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from .errors import NothingPendingError, NotAvailableError, VacationRefusedError
+from .errors import NotAvailableError, NothingPendingError, VacationRefusedError
+from .mailpolicy import wire_bytes
 from .replies import Reply, Request, handles
 from .store import Row, Store, stamp
 
@@ -261,8 +262,6 @@ class _DryRun(Exception):
 def run_tick(pipeline, now: datetime, *, dry_run: bool = False) -> list:
     """Do the clock work as of ``now`` in one transaction and queue its mail;
     returns the messages (with ``dry_run`` nothing is kept)."""
-    from .mailpolicy import wire_bytes
-
     store = pipeline.store
     messages: list = []
     try:

@@ -25,7 +25,7 @@ from .inbox import Inbox
 from .listener import start_listener
 from .outbox import Outbox
 from .pipeline import Pipeline
-from .store import Store
+from .store import Store, is_busy
 
 log = logging.getLogger("pbm.daemon")
 
@@ -125,7 +125,7 @@ class Daemon:
             try:
                 return self.pipeline.handle(raw, now=self.clock())
             except sqlite3.OperationalError as exc:
-                if ("locked" not in str(exc) and "busy" not in str(exc)) or self.stop.is_set():
+                if not is_busy(exc) or self.stop.is_set():
                     raise
                 log.warning("database busy; handling the mail again (attempt %d)", attempt + 2)
                 time.sleep(0.2)

@@ -29,7 +29,7 @@ from .errors import (
 from .replies import Reply, Request, handles
 from .standings import rating_changes, record_result
 from .store import Row, stamp
-from .tournaments import director  # noqa: F401  (registers the tournament commands)
+from .tournaments import director  # also registers the tournament commands
 from .trax import Board, TraxError, get_variant
 
 COLOURS = ("white", "black")
@@ -222,9 +222,7 @@ def finish(req: Request, game: Game, winner: str | None, reason: str) -> None:
     if game.row["rated"] and reason != "cancelled":
         game.row.update(record_result(req.store, game.row, req.now))
     if game.row["tournament"]:
-        from .tournaments.director import board_finished
-
-        board_finished(req, game)
+        director.board_finished(req, game)
 
 
 def new_board(req: Request, game_name: str, white: Row, black: Row, *, tournament: str | None = None,

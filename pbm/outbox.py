@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Callable
 
 from .config import Config
-from .store import Store
+from .store import Store, is_busy
 
 log = logging.getLogger("pbm.outbox")
 
@@ -148,7 +148,7 @@ class Outbox:
                 self._settle(row, outcome, why)
                 return
             except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc):
+                if not is_busy(exc):
                     raise
                 log.warning("database busy while marking reply %s; trying again", row["id"])
                 time.sleep(0.05)

@@ -214,8 +214,10 @@ class Pipeline:
         return "notice"
 
     @staticmethod
-    def _notice(template: str, sender: str, message: str) -> Reply:
-        return Reply(template, (sender,), {"command": None, "message": message, "right_form": None,
+    def _notice(template: str, sender: str, message: str, *, command: str | None = None,
+                right_form: str | None = None) -> Reply:
+        """An error reply (errors/_base.txt) to the sender."""
+        return Reply(template, (sender,), {"command": command, "message": message, "right_form": right_form,
                                            "view": None, "position": None})
 
     def exec_command(self, sender: str, subject: str, body: str = "", *, now: datetime, dry_run: bool = False) -> Result:
@@ -240,9 +242,8 @@ class Pipeline:
             return [Reply("errors/no-command.txt", (sender,), {})]
         for item in items:
             if isinstance(item, CommandError):
-                replies.append(Reply("errors/usage.txt", (sender,), {
-                    "command": item.text, "message": item.reason, "right_form": item.usage,
-                    "view": None, "position": None}))
+                replies.append(self._notice("errors/usage.txt", sender, item.reason, command=item.text,
+                                            right_form=item.usage))
                 continue
             req = Request(self.store, self.config, now, sender, item, commands.comment, self.passwords,
                           self.positions)
@@ -264,13 +265,9 @@ class Pipeline:
         return replies
 
     def _error_reply(self, req: Request, exc: PbmError) -> Reply:
-        context = {
-            "command": req.command.redacted(),
-            "message": exc.message,
-            "right_form": req.command.spec.usage(req.command.game),
-            "view": None,
-            "position": None,
-        }
+        context = dict(self._notice(f"errors/{exc.template}.txt", req.sender, exc.message,
+                                    command=req.command.redacted(),
+                                    right_form=req.command.spec.usage(req.command.game)).context)
         game = exc.details.get("view_game")
         if game is not None:
             context["view"] = board_view(req, game)

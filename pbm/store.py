@@ -21,6 +21,11 @@ from .migrations import MIGRATIONS
 Row = dict[str, Any]
 
 
+def is_busy(exc: BaseException) -> bool:
+    """Did SQLite give up waiting for another connection's lock?"""
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
+
+
 def stamp(now: datetime) -> str:
     """Times are stored as ISO 8601 text in UTC (whole seconds unless the
     time has a fraction: retry times do)."""
