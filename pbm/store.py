@@ -9,12 +9,15 @@ Function names say what they read or write.
 from __future__ import annotations
 
 import sqlite3
+import threading
+from collections import deque
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator
 
 from sqlite_utils import Database
+from sqlite_utils.utils import dedupe_keys
 
 from .migrations import MIGRATIONS
 
@@ -24,6 +27,71 @@ Row = dict[str, Any]
 def is_busy(exc: BaseException) -> bool:
     """Did SQLite give up waiting for another connection's lock?"""
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
+
+
+BUSY_TIMEOUT_SECONDS = 5.0
+
+# One lock per database file for the write transactions of this process.
+# The daemon writes through two connections (pipeline and outbox).  SQLite's
+# own busy handler makes a waiting writer sleep 1, 2, 5, 10 ... ms between
+# tries, and a writer that commits and begins again at once (the pipeline
+# going through a batch of mail) kept the outbox from marking what it sent
+# until the batch was over.  This lock hands the write lock over in the order
+# it was asked for, the moment it is free.  Other processes (an operator's
+# `pbm` command) still meet SQLite's busy timeout.
+
+
+class FairLock:
+    """A lock taken in the order it was asked for (first come, first
+    served), with a timeout."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self._held = False
+        self._waiters: deque[threading.Lock] = deque()
+
+    def acquire(self, timeout: float) -> bool:
+        with self._mutex:
+            if not self._held:
+                self._held = True
+                return True
+            gate = threading.Lock()
+            gate.acquire()
+            self._waiters.append(gate)
+        if gate.acquire(timeout=timeout):
+            return True  # handed over by release()
+        with self._mutex:
+            try:
+                self._waiters.remove(gate)
+                return False
+            except ValueError:
+                pass  # handed over while timing out
+        gate.acquire()
+        return True
+
+    def release(self) -> None:
+        with self._mutex:
+            if self._waiters:
+                self._waiters.popleft().release()  # still held: by the next in line
+            else:
+                self._held = False
+
+
+_writers: dict[str, FairLock] = {}
+_writers_guard = threading.Lock()
+
+
+def _writer_lock(path: str) -> FairLock:
+    key = str(Path(path).resolve())
+    with _writers_guard:
+        return _writers.setdefault(key, FairLock())
+
+
+def _keys(cursor: sqlite3.Cursor) -> list[str]:
+    """Column names of a result, a repeated name made unique as sqlite-utils
+    does (``id``, ``id_2``)."""
+    keys = [d[0] for d in cursor.description]
+    return keys if len(set(keys)) == len(keys) else list(dedupe_keys(keys))
 
 
 def stamp(now: datetime) -> str:
@@ -40,7 +108,9 @@ class Store:
         if str(path) != ":memory:":
             self.db.execute("PRAGMA journal_mode = WAL")
             self.db.execute("PRAGMA synchronous = NORMAL")
-        self.db.execute("PRAGMA busy_timeout = 5000")
+        self.db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+        # an in-memory database is private to its connection: no lock to share
+        self._writer = FairLock() if str(path) == ":memory:" else _writer_lock(str(path))
         self.migrate()
 
     def close(self) -> None:
@@ -80,33 +150,48 @@ class Store:
         BEGIN IMMEDIATE: the daemon's outbox writes through a connection of
         its own, and a deferred transaction that read first could not take
         the write lock after the other connection committed (SQLITE_BUSY
-        without waiting); IMMEDIATE waits for the lock (busy_timeout)."""
+        without waiting); IMMEDIATE waits for the lock (busy_timeout).
+        Connections of this process to the same file first take a thread
+        lock (see ``_writers``), so they do not poll for each other."""
         conn = self.db.conn
         if conn.in_transaction:
             with self.db.atomic():
                 yield self
             return
-        conn.execute("BEGIN IMMEDIATE")
+        if not self._writer.acquire(timeout=BUSY_TIMEOUT_SECONDS):
+            raise sqlite3.OperationalError("database is locked (by another connection of this process)")
         try:
-            yield self
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        else:
+            conn.execute("BEGIN IMMEDIATE")
             try:
-                conn.execute("COMMIT")
+                yield self
             except BaseException:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
+            else:
+                try:
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+        finally:
+            self._writer.release()
+
+    # Reads go straight to the connection: sqlite-utils' query() wraps every
+    # statement in a savepoint of its own (to undo a statement that turns out
+    # not to return rows), which tripled the statements of a move command.
+    # Every caller here passes a SELECT.
 
     def _one(self, sql: str, params: tuple | dict = ()) -> Row | None:
-        rows = list(self.db.query(sql, params))
-        return rows[0] if rows else None
+        cur = self.db.conn.execute(sql, params)
+        row = cur.fetchone()
+        return None if row is None else dict(zip(_keys(cur), row))
 
     def _all(self, sql: str, params: tuple | dict = ()) -> list[Row]:
-        return list(self.db.query(sql, params))
+        cur = self.db.conn.execute(sql, params)
+        keys = _keys(cur)
+        return [dict(zip(keys, row)) for row in cur]
 
     # ------------------------------------------------------------------
     # users and addresses
