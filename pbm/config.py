@@ -171,12 +171,15 @@ class OutboxConfig:
 
     ``maildir`` receives the replies when there is no ``[smtp]`` relay.
     Failed deliveries are retried after ``retry_initial_seconds``, the wait
-    doubling each time up to ``retry_max_seconds``.
+    doubling each time up to ``retry_max_seconds``.  ``connections``: how
+    many replies to one mail go to the relay at once, each over a connection
+    of its own (the board mail of a move goes to both players).
     """
 
     maildir: Path = Path("outbox-maildir")
     retry_initial_seconds: float = 30.0
     retry_max_seconds: float = 3600.0
+    connections: int = 2
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -374,6 +377,7 @@ def _outbox(t: _Table) -> OutboxConfig:
         maildir=t.path("maildir"),
         retry_initial_seconds=t.seconds("retry_initial_seconds"),
         retry_max_seconds=t.seconds("retry_max_seconds"),
+        connections=t.integer("connections", minimum=1, maximum=16),
     )
     if config.retry_max_seconds < config.retry_initial_seconds:
         raise t.error("retry_max_seconds",

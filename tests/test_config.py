@@ -151,6 +151,7 @@ def test_no_config_file_gives_the_embedded_default(tmp_path, monkeypatch):
     assert config.listen.max_message_bytes == 10 * 1024 * 1024
     assert config.outbox.maildir == tmp_path / "outbox-maildir"
     assert (config.outbox.retry_initial_seconds, config.outbox.retry_max_seconds) == (30, 3600)
+    assert config.outbox.connections == 2
     games = config.games
     assert (games.nag_days, games.forfeit_days) == (7, 21)
     assert (games.tournament_nag_days, games.tournament_forfeit_days) == (1, 7)
@@ -415,6 +416,8 @@ def test_a_value_of_the_wrong_type_is_an_error_naming_the_value(tmp_path, text, 
      "[outbox] retry_initial_seconds must be a positive number of seconds, got -1.5"),
     ("[outbox]\nretry_max_seconds = inf\n",
      "[outbox] retry_max_seconds must be a positive number of seconds, got inf"),
+    ("[outbox]\nconnections = 0\n", "[outbox] connections must be between 1 and 16, got 0"),
+    ("[outbox]\nconnections = 17\n", "[outbox] connections must be between 1 and 16, got 17"),
     ("[outbox]\nretry_max_seconds = 10\n",
      "[outbox] retry_max_seconds (10) must not be less than retry_initial_seconds (30)"),
     ("[games]\nnag_days = 0\n", "[games] nag_days must be positive, got 0"),
