@@ -18,6 +18,11 @@ Figures printed (all on 127.0.0.1, this machine):
               delivered (so it leaves out the LMTP delivery the throughput
               figure includes: one LMTP connection alone delivers about 330
               messages/s here, which bounds the throughput figure)
+  cpu         CPU time of the daemon, the sink and Dovecot (each with its
+              children) per command during the processing figure
+  sink alone  the sink taking replies of the same size from a plain smtplib
+              loop on one connection: the rate at which the far end of the
+              daemon can take replies at all (each move command has two)
   latency     with IDLE: from LMTP delivery of one command to its reply at the
               sink (median and 95th percentile)
   scaling     cost of one move command handled in-process on a board of 10
@@ -28,6 +33,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import smtplib
 import random
 import statistics
 import subprocess
@@ -160,6 +167,31 @@ def sink_main(port: int) -> None:
                     print(str(exc).replace("\n", " "), flush=True)
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User plus system CPU time used so far by these processes and their
+    descendants (from /proc; Linux)."""
+    children: dict[int, list[int]] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        pid = int(entry)
+        children.setdefault(int(fields[1]), []).append(pid)
+        times[pid] = (int(fields[11]) + int(fields[12])) / tick
+    total, todo = 0.0, list(pids)
+    while todo:
+        pid = todo.pop()
+        total += times.get(pid, 0.0)
+        todo.extend(children.get(pid, ()))
+    return total
+
+
 def wait_for(sink, n: int, timeout: float = 600) -> float:
     """The monotonic time at which the n-th message reached the sink."""
     return sink.wait_for(n, timeout=timeout)
@@ -213,6 +245,8 @@ def throughput(dovecot: Dovecot, boards: int, moves: int, server_log: str | None
             # another folder and one UID MOVE puts them all in the inbox at once
             dovecot.append_many(user, password, "staging", staged)
             sink.clear()
+            parts = {"daemon": [server.pid], "sink": [sink.proc.pid], "dovecot": [dovecot._process.pid]}
+            before = {name: cpu_seconds(pids) for name, pids in parts.items()}
             with dovecot.imap(user, password) as conn:
                 conn.select("staging")
                 start = time.monotonic()
@@ -220,6 +254,8 @@ def throughput(dovecot: Dovecot, boards: int, moves: int, server_log: str | None
                 assert typ == "OK", data
             end = wait_for(sink, 2 * len(staged))
             processing = len(staged) / (end - start)
+            time.sleep(0.2)  # let /proc catch up with the last reply
+            cpu = {name: (cpu_seconds(pids) - before[name]) * 1000 / len(staged) for name, pids in parts.items()}
         finally:
             server.terminate()
             server.wait(60)
@@ -228,7 +264,16 @@ def throughput(dovecot: Dovecot, boards: int, moves: int, server_log: str | None
         dovecot.add_user(ceiling_user, password)
         dovecot.deliver_many(ceiling_user, work)
         ceiling = asyncio.run(fetch_and_flag(dovecot, ceiling_user, password, len(work)))
-    return rate, processing, ceiling
+        # the other end: how fast the sink alone takes the same replies from a
+        # plain smtplib loop (one connection, one message after the other)
+        sink.clear()
+        sample = sample_reply(games[0][:moves])
+        start = time.monotonic()
+        with smtplib.SMTP(sink.host, sink.port) as smtp:
+            for _ in range(2 * len(work)):
+                smtp.sendmail("pbm@mail.test", ["p0@example.org"], sample)
+        sink_rate = 2 * len(work) / (wait_for(sink, 2 * len(work)) - start)
+    return rate, processing, ceiling, cpu, sink_rate
 
 
 def latency(dovecot: Dovecot, samples: int) -> list[float]:
@@ -247,6 +292,29 @@ def latency(dovecot: Dovecot, samples: int) -> list[float]:
                 out.append(time.perf_counter() - start)
                 time.sleep(0.1)
         return out
+
+
+def sample_reply(moves: list[str]) -> bytes:
+    """A board mail as the daemon sends it, after these moves."""
+    from datetime import datetime, timezone
+
+    from pbm.mailpolicy import wire_bytes
+
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+        config = load_config(write_config(Path(tmp)))
+        store = Store(config.server.database)
+        pipeline = Pipeline(store, config)
+        now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        pipeline.exec_command("a@x.org", "signup alice apple", now=now)
+        pipeline.exec_command("b@x.org", "signup bob banana", now=now)
+        pipeline.exec_command("a@x.org", "trax challenge alice bob", now=now)
+        result = None
+        for ply, move in enumerate(moves):
+            who, pw = ("alice", "apple") if ply % 2 == 0 else ("bob", "banana")
+            result = pipeline.exec_command(f"{who[0]}@x.org", f"trax move 101 {who} {pw} {move}", now=now)
+        store.close()
+        assert result is not None
+        return wire_bytes(result.replies[0])
 
 
 def scaling() -> list[tuple[int, int, float]]:
@@ -296,13 +364,18 @@ def main() -> None:
     if args.only in (None, "throughput", "latency"):
         with Dovecot() as dovecot:
             if args.only in (None, "throughput"):
-                rate, processing, ceiling = throughput(dovecot, args.boards, args.moves, args.server_log)
+                rate, processing, ceiling, cpu, sink_rate = throughput(dovecot, args.boards, args.moves, args.server_log)
                 n = args.boards * args.moves
                 print(f"ceiling:    {ceiling:,.0f} msg/s (fetch and flag, one at a time, mail already delivered)")
                 print(f"throughput: {rate:,.0f} msg/s ({n} move commands over {args.boards} boards, "
                       f"LMTP delivery included); ratio {rate / ceiling:.2f}")
                 print(f"processing: {processing:,.0f} msg/s ({n} more moves already in Dovecot, moved into the "
                       f"inbox at once); ratio {processing / ceiling:.2f}")
+                print("cpu:        " + ", ".join(f"{name} {ms:.2f}" for name, ms in cpu.items())
+                      + f" ms per command while processing ({os.cpu_count()} CPUs)")
+                print(f"sink alone: {sink_rate:,.0f} replies/s from a plain smtplib loop, so at most "
+                      f"{sink_rate / 2:,.0f} commands/s at two replies each; processing is "
+                      f"{processing / (sink_rate / 2):.2f} of that")
             if args.only in (None, "latency"):
                 lat = sorted(latency(dovecot, args.samples))
                 p95 = lat[min(len(lat) - 1, int(round(0.95 * len(lat))) - 1)]
