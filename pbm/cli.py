@@ -198,45 +198,46 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pbm", description="Trax play-by-e-mail server")
     sub = parser.add_subparsers(dest="command", required=True)
+    # every subcommand reads the configuration
+    with_config = argparse.ArgumentParser(add_help=False)
+    with_config.add_argument("--config", help="configuration file (TOML); default: built-in defaults")
+
+    def add(name: str, **kwargs) -> argparse.ArgumentParser:
+        return sub.add_parser(name, parents=[with_config], **kwargs)
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--config", help="configuration file (TOML); default: built-in defaults")
         p.add_argument("--dry-run", action="store_true", help="show the replies, change nothing")
         p.add_argument("--now", help="act as of this ISO 8601 time (default: now; UTC unless it says)")
 
-    p = sub.add_parser("process", help="handle one RFC 5322 message and print the replies (mbox)")
+    p = add("process", help="handle one RFC 5322 message and print the replies (mbox)")
     common(p)
     p.add_argument("message", help="the message file, or - for standard input")
     p.set_defaults(run=cmd_process)
 
-    p = sub.add_parser("serve", help="run the mail server until SIGTERM or SIGINT")
-    p.add_argument("--config", help="configuration file (TOML); default: built-in defaults")
+    p = add("serve", help="run the mail server until SIGTERM or SIGINT")
     p.set_defaults(run=cmd_serve)
 
-    p = sub.add_parser("exec", help="handle one command typed by an operator")
+    p = add("exec", help="handle one command typed by an operator")
     common(p)
     p.add_argument("--from", dest="sender", required=True, help="the address the command comes from")
     p.add_argument("subject", help="the command, as it would stand in a Subject line")
     p.set_defaults(run=cmd_exec)
 
-    p = sub.add_parser("failed", help="mail that crashed the pipeline: list it, or retry one")
-    p.add_argument("--config", help="configuration file (TOML); default: built-in defaults")
+    p = add("failed", help="mail that crashed the pipeline: list it, or retry one")
     p.add_argument("--now", help="act as of this ISO 8601 time (default: now)")
     p.add_argument("action", choices=("list", "retry"))
     p.add_argument("id", nargs="?", type=int, help="for retry: the ID from the list")
     p.set_defaults(run=cmd_failed)
 
-    p = sub.add_parser("user", help="show an account, or lock or unlock it")
-    p.add_argument("--config", help="configuration file (TOML); default: built-in defaults")
+    p = add("user", help="show an account, or lock or unlock it")
     p.add_argument("action", choices=("show", "lock", "unlock"))
     p.add_argument("userid")
     p.set_defaults(run=cmd_user)
 
-    p = sub.add_parser("stats", help="counts: mail handled and failed, the reply queue, users, boards")
-    p.add_argument("--config", help="configuration file (TOML); default: built-in defaults")
+    p = add("stats", help="counts: mail handled and failed, the reply queue, users, boards")
     p.set_defaults(run=cmd_stats)
 
-    p = sub.add_parser("tick", help="do the clock work (reminders, forfeits) once and print its mail (mbox)")
+    p = add("tick", help="do the clock work (reminders, forfeits) once and print its mail (mbox)")
     common(p)
     p.set_defaults(run=cmd_tick)
     return parser
