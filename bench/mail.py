@@ -142,9 +142,9 @@ def sink_main(port: int) -> None:
         arrived: list[float] = []
         sink._take_plain = sink._take
 
-        def take(envelope, session):  # note when each message arrived
+        def take(envelope, session, **kw):  # note when each message arrived
             when = time.monotonic()
-            reply = sink._take_plain(envelope, session)
+            reply = sink._take_plain(envelope, session, **kw)
             arrived.append(when)
             return reply
 

@@ -35,6 +35,7 @@ import difflib
 import email.errors
 import hmac
 import os
+import ssl
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -56,6 +57,7 @@ __all__ = [
     "SmtpConfig",
     "load_config",
     "section_keys",
+    "tls_context",
 ]
 
 MIB = 1024 * 1024
@@ -122,7 +124,8 @@ class ImapConfig:
 
     ``port`` defaults by ``tls``: 993 for ``ssl``, 143 otherwise.
     ``password_env`` is the name of the variable the password came from, or
-    ``None`` when it was written in the file.
+    ``None`` when it was written in the file.  ``ca_file``: the certificates
+    to trust instead of the system's (see :func:`tls_context`).
     """
 
     host: str
@@ -136,6 +139,7 @@ class ImapConfig:
     failed_mailbox: str = "pbm/failed"
     poll_interval_seconds: float = 60.0
     idle: bool = True
+    ca_file: Path | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,7 +148,7 @@ class SmtpConfig:
 
     ``port`` defaults by ``tls``: 25 for ``none``, 587 for ``starttls``, 465
     for ``ssl``.  Without ``username`` the relay is used without logging in
-    and ``password`` is ``None``.
+    and ``password`` is ``None``.  ``ca_file`` as for ``[imap]``.
     """
 
     host: str
@@ -153,6 +157,7 @@ class SmtpConfig:
     password: Secret | None = None
     password_env: str | None = None
     tls: str = "starttls"
+    ca_file: Path | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -339,6 +344,7 @@ def _imap(t: _Table, environ: Mapping[str, str]) -> ImapConfig:
         failed_mailbox=t.text("failed_mailbox"),
         poll_interval_seconds=t.seconds("poll_interval_seconds"),
         idle=t.boolean("idle"),
+        ca_file=t.ca_file("ca_file", tls),
     )
     folders = ["mailbox", "processed_mailbox", "failed_mailbox"]
     for i, one in enumerate(folders):
@@ -360,7 +366,16 @@ def _smtp(t: _Table, environ: Mapping[str, str]) -> SmtpConfig:
         password=password,
         password_env=password_env,
         tls=tls,
+        ca_file=t.ca_file("ca_file", tls),
     )
+
+
+def tls_context(ca_file: Path | None) -> ssl.SSLContext:
+    """The TLS settings of a connection to the IMAP server or the relay:
+    the certificate must be valid for the host name and signed by a
+    certificate in ``ca_file``, or by one the system trusts when there is no
+    ``ca_file`` (for a server with a private or self-signed certificate)."""
+    return ssl.create_default_context(cafile=str(ca_file) if ca_file is not None else None)
 
 
 def _listen(t: _Table) -> ListenConfig:
@@ -491,6 +506,26 @@ class _Table:
             return Path(value)
         relative = self._get(key, _FROM_FIELD, check)
         return self.base / relative.expanduser()
+
+    def ca_file(self, key: str, tls: str) -> Any:
+        """An optional file of PEM certificates, checked by loading it (and
+        pointless, so refused, when the connection has no TLS)."""
+        if key not in self.raw:
+            return None
+        if tls == "none":
+            raise self.error(key, 'is only used with tls = "starttls" or "ssl", '
+                                  'but tls is "none"')
+        path = self.path(key)
+        try:
+            tls_context(path)
+        except FileNotFoundError:
+            raise self.error(key, f"names a file that does not exist: {path}") from None
+        except ssl.SSLError:  # an OSError too: first
+            raise self.error(key, f"holds no PEM certificate that can be loaded ({path}); "
+                                  f"it should contain lines like -----BEGIN CERTIFICATE-----") from None
+        except OSError as exc:
+            raise self.error(key, f"cannot be read: {exc.strerror} ({path})") from None
+        return path
 
     def integer(self, key: str, *, minimum: int | None = None, maximum: int | None = None,
                 default: Any = _FROM_FIELD) -> Any:

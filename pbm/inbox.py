@@ -18,12 +18,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import ssl
 from typing import Awaitable, Callable
 
 import aioimaplib
 
-from .config import ImapConfig
+from .config import ImapConfig, tls_context
 
 log = logging.getLogger("pbm.inbox")
 _UID = re.compile(rb"UID (\d+)")
@@ -83,7 +82,7 @@ class Inbox:
     async def _session(self) -> None:
         cfg = self.config
         if cfg.tls == "ssl":
-            imap = aioimaplib.IMAP4_SSL(cfg.host, cfg.port, timeout=CALL_TIMEOUT, ssl_context=ssl.create_default_context())
+            imap = aioimaplib.IMAP4_SSL(cfg.host, cfg.port, timeout=CALL_TIMEOUT, ssl_context=tls_context(cfg.ca_file))
         else:
             imap = aioimaplib.IMAP4(cfg.host, cfg.port, timeout=CALL_TIMEOUT)
         self.imap = imap
@@ -119,7 +118,7 @@ class Inbox:
         _ok(await self._call(protocol.execute(aioimaplib.Command("STARTTLS", protocol.new_tag(), loop=asyncio.get_running_loop()))), "STARTTLS")
         loop = asyncio.get_running_loop()
         transport = await loop.start_tls(
-            protocol.transport, protocol, ssl.create_default_context(), server_hostname=self.config.host
+            protocol.transport, protocol, tls_context(self.config.ca_file), server_hostname=self.config.host
         )
         protocol.transport = transport
         await self._call(protocol.capability())

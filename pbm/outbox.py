@@ -26,7 +26,6 @@ import logging
 import mailbox
 import smtplib
 import sqlite3
-import ssl
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -36,7 +35,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
-from .config import Config
+from .config import Config, tls_context
 from .store import Store, is_busy
 
 log = logging.getLogger("pbm.outbox")
@@ -265,13 +264,19 @@ class Outbox:
         assert cfg is not None
         timeout = 30
         if cfg.tls == "ssl":
-            smtp: smtplib.SMTP = smtplib.SMTP_SSL(cfg.host, cfg.port, timeout=timeout, context=ssl.create_default_context())
+            smtp: smtplib.SMTP = smtplib.SMTP_SSL(cfg.host, cfg.port, timeout=timeout, context=tls_context(cfg.ca_file))
         else:
             smtp = smtplib.SMTP(cfg.host, cfg.port, timeout=timeout)
+        try:
             if cfg.tls == "starttls":
-                smtp.starttls(context=ssl.create_default_context())
-        if cfg.username:
-            smtp.login(cfg.username, cfg.password.reveal() if cfg.password else "")
+                # refused (SMTPNotSupportedError) when the relay does not
+                # offer it: nothing goes out in plain text then
+                smtp.starttls(context=tls_context(cfg.ca_file))
+            if cfg.username:
+                smtp.login(cfg.username, cfg.password.reveal() if cfg.password else "")
+        except BaseException:
+            smtp.close()
+            raise
         return smtp
 
     def _write_maildir(self, message: bytes) -> None:

@@ -117,11 +117,12 @@ def test_the_example_file_loads_and_gives_the_same_server_as_no_file(monkeypatch
 
 def test_the_example_file_with_imap_and_smtp_uncommented_loads(tmp_path):
     """What a reader does to turn IMAP and the relay on: uncomment the section
-    headers and settings, keeping one of password / password_env."""
+    headers and settings, keeping one of password / password_env (and no
+    ca_file, which names a file of the reader's own)."""
     text = "\n".join(
         line[2:] if line.startswith("#") and (key is not None or line.startswith("# [")) else line
         for section, key, line in example_lines()
-        if key != "password"
+        if key not in ("password", "ca_file")
     )
     environ = {"PBM_IMAP_PASSWORD": "imap-secret", "PBM_SMTP_PASSWORD": "smtp-secret"}
     config = load_config(write(tmp_path, text), environ=environ)
@@ -545,3 +546,46 @@ def test_a_config_file_that_is_not_utf8_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError) as info:
         load_config(path)
     assert str(info.value).startswith(f"{path}: the config file is not UTF-8 text")
+
+
+# --- TLS: ca_file ----------------------------------------------------------
+
+
+def pem_file(directory: Path) -> Path:
+    import trustme
+
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "ca.pem"
+    trustme.CA().cert_pem.write_to_path(str(path))
+    return path
+
+
+@pytest.mark.parametrize("section", ["imap", "smtp"])
+def test_ca_file_is_unset_by_default_and_read_relative_to_the_config_file(tmp_path, section):
+    head = IMAP + 'password = "x"\n' if section == "imap" else '[smtp]\nhost = "localhost"\n'
+    assert getattr(load_config(write(tmp_path, head), environ={}), section).ca_file is None
+    pem_file(tmp_path / "certs")
+    config = load_config(write(tmp_path, head + 'ca_file = "certs/ca.pem"\n'), environ={})
+    assert getattr(config, section).ca_file == tmp_path / "certs" / "ca.pem"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('ca_file = "missing.pem"\n', "[smtp] ca_file names a file that does not exist: "),
+    ('ca_file = "."\n', "[smtp] ca_file cannot be read: Is a directory"),
+    ('ca_file = "pbm.toml"\n', "[smtp] ca_file holds no PEM certificate that can be loaded"),
+    ('ca_file = 7\n', "[smtp] ca_file must be a path (a string), got 7"),
+    ('tls = "none"\nca_file = "pbm.toml"\n',
+     '[smtp] ca_file is only used with tls = "starttls" or "ssl", but tls is "none"'),
+])
+def test_a_ca_file_that_cannot_be_used_is_an_error(tmp_path, text, expected):
+    assert expected in error_for(tmp_path, '[smtp]\nhost = "localhost"\n' + text)
+
+
+def test_the_tls_context_trusts_the_ca_file_alone(tmp_path):
+    from pbm.config import tls_context
+
+    own = tls_context(pem_file(tmp_path))
+    assert len(own.get_ca_certs()) == 1
+    assert own.check_hostname and own.verify_mode.name == "CERT_REQUIRED"
+    system = tls_context(None)
+    assert system.check_hostname and system.verify_mode.name == "CERT_REQUIRED"

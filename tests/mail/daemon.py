@@ -32,16 +32,27 @@ def write_config(
     listen_port: int | None = None,
     idle: bool = True,
     poll_seconds: float = 1.0,
+    imap_tls: str = "none",
+    smtp_tls: str = "none",
+    ca_file: Path | None = None,
 ) -> Path:
+    """``ca_file`` goes in every section whose ``tls`` is not ``none``; with
+    ``imap_tls = "ssl"`` the daemon uses Dovecot's imaps port."""
     lines = ["[server]", f'address = "{SERVER}"', 'database = "pbm.sqlite3"', ""]
+
+    def trust(tls: str) -> list[str]:
+        return [f'ca_file = "{ca_file}"'] if ca_file is not None and tls != "none" else []
+
     if dovecot is not None:
+        port = dovecot.imaps_port if imap_tls == "ssl" else dovecot.imap_port
         lines += [
-            "[imap]", f'host = "{dovecot.host}"', f"port = {dovecot.imap_port}", f'username = "{user.name}"',
-            f'password = "{user.password}"', 'tls = "none"', f"idle = {'true' if idle else 'false'}",
-            f"poll_interval_seconds = {poll_seconds}", "",
+            "[imap]", f'host = "{dovecot.host}"', f"port = {port}", f'username = "{user.name}"',
+            f'password = "{user.password}"', f'tls = "{imap_tls}"', *trust(imap_tls),
+            f"idle = {'true' if idle else 'false'}", f"poll_interval_seconds = {poll_seconds}", "",
         ]
     if sink is not None:
-        lines += ["[smtp]", f'host = "{sink.host}"', f"port = {sink.port}", 'tls = "none"', ""]
+        lines += ["[smtp]", f'host = "{sink.host}"', f"port = {sink.port}", f'tls = "{smtp_tls}"',
+                  *trust(smtp_tls), ""]
     lines += ["[listen]", f"enabled = {'true' if listen_port else 'false'}"]
     if listen_port:
         lines += [f"port = {listen_port}"]

@@ -19,7 +19,8 @@ benchmarks need no event loop of their own::
 Gotchas built in: the directory and its parents must be world-searchable
 (Dovecot's helpers run as ``dovecot``/``dovenull``, so pytest's 0700
 ``tmp_path`` does not work), unix socket paths stay under 108 bytes,
-``ssl = no`` with the imaps port 0, ``first_valid_uid = 1``, and the home
+``ssl = no`` with the imaps port 0 unless it has ``TestCertificates``,
+``first_valid_uid = 1``, and the home
 directory belongs to the mail uid.  Everything listens on 127.0.0.1 only.
 """
 
@@ -38,6 +39,7 @@ import shutil
 import signal
 import smtplib
 import socket
+import ssl
 import subprocess
 import tempfile
 import threading
@@ -112,14 +114,19 @@ class Dovecot:
     host = HOST
     domain = DOMAIN
 
-    def __init__(self, *, parent: str = "/tmp", binary: str | None = None) -> None:
+    def __init__(self, *, parent: str = "/tmp", binary: str | None = None,
+                 certificates: TestCertificates | None = None) -> None:
         self.binary = binary or shutil.which("dovecot") or "/usr/sbin/dovecot"
+        # with certificates: STARTTLS on imap_port and TLS from the start on
+        # imaps_port (plain logins stay allowed, as the other tests use them)
+        self.certificates = certificates
         # Short, world-searchable: Dovecot's helpers run as other users, and
         # unix socket paths in base_dir must stay under 108 bytes.
         self.path = Path(tempfile.mkdtemp(prefix="dc", dir=parent))
         os.chmod(self.path, 0o755)
         self.imap_port = free_port()
         self.lmtp_port = free_port()
+        self.imaps_port = free_port() if certificates is not None else 0
         self._process: subprocess.Popen[bytes] | None = None
         self.log_path = self.path / "dovecot.log"
         # One passwd-file per user: Dovecot looks at a passwd-file at most
@@ -156,6 +163,11 @@ class Dovecot:
         home.mkdir(mode=0o755)
         os.chown(home, mail_uid, mail_gid)
         d = self.path
+        if self.certificates is None:
+            tls = "ssl = no"
+        else:
+            tls = (f"ssl = yes\nssl_cert = <{self.certificates.cert_file}\n"
+                   f"ssl_key = <{self.certificates.key_file}")
         config = f"""\
 instance_name = pbmtest-{self.imap_port}
 base_dir = {d}/run
@@ -166,7 +178,7 @@ hostname = {DOMAIN}
 postmaster_address = postmaster@{DOMAIN}
 log_path = {self.log_path}
 info_log_path = {self.log_path}
-ssl = no
+{tls}
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 auth_username_format = %Ln
@@ -195,7 +207,8 @@ service imap-login {{
     port = {self.imap_port}
   }}
   inet_listener imaps {{
-    port = 0
+    address = {HOST}
+    port = {self.imaps_port}
   }}
 }}
 service lmtp {{
@@ -463,6 +476,36 @@ service lmtp {{
         return sorted(names, key=lambda n: (n != "INBOX", n))
 
 
+class TestCertificates:
+    """A throwaway certificate authority (made by trustme) and a server
+    certificate it signed for 127.0.0.1 and localhost, as PEM files in
+    ``directory``: ``ca_file`` is what a client trusts (pbm's ``ca_file``),
+    ``cert_file`` and ``key_file`` are the server's (Dovecot's ``ssl_cert``
+    and ``ssl_key``); ``server_context()`` serves them (the sink's)."""
+
+    __test__ = False  # not a pytest class
+
+    def __init__(self, directory: Path) -> None:
+        import trustme  # a test dependency; only the TLS tests need it
+
+        ca = trustme.CA()
+        self._server = ca.issue_cert(HOST, "localhost")
+        directory.mkdir(parents=True, exist_ok=True)
+        self.ca_file = directory / "ca.pem"
+        self.cert_file = directory / "server-cert.pem"
+        self.key_file = directory / "server-key.pem"
+        ca.cert_pem.write_to_path(str(self.ca_file))
+        self.cert_file.write_bytes(b"".join(pem.bytes() for pem in self._server.cert_chain_pems))
+        self._server.private_key_pem.write_to_path(str(self.key_file))
+        for path in (self.ca_file, self.cert_file, self.key_file):
+            os.chmod(path, 0o644)  # Dovecot reads them as another user
+
+    def server_context(self) -> ssl.SSLContext:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        self._server.configure_cert(context)
+        return context
+
+
 class _Envelope(NamedTuple):
     mail_from: str
     rcpt_tos: list[str]
@@ -473,15 +516,18 @@ class Received(_Envelope):
     """One message the sink took: ``(mail_from, rcpt_tos, content)``, the
     envelope and the bytes of DATA (CRLF line endings, dot-stuffing undone).
     ``login`` is the AUTH user name when the client logged in, else None
-    (an attribute, not part of the tuple)."""
+    (an attribute, not part of the tuple); ``tls`` is whether the message
+    came over an encrypted connection."""
 
     login: str | None = None
+    tls: bool = False
 
     @classmethod
     def make(cls, mail_from: str, rcpt_tos: list[str], content: bytes,
-             login: str | None = None) -> Received:
+             login: str | None = None, *, tls: bool = False) -> Received:
         received = cls(mail_from, rcpt_tos, content)
         received.login = login
+        received.tls = tls
         return received
 
     def message(self) -> email.message.EmailMessage:
@@ -504,7 +550,8 @@ class _SinkHandler:
         return "250 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
-        return self.sink._take(envelope, session)
+        tls = server.transport is not None and server.transport.get_extra_info("ssl_object") is not None
+        return self.sink._take(envelope, session, tls=tls)
 
 
 class Sink:
@@ -514,7 +561,9 @@ class Sink:
     the listening socket and every open connection (clients then get
     ConnectionRefusedError); ``start()`` listens again on the same port.
     With ``username`` and ``password`` it offers AUTH PLAIN/LOGIN without
-    TLS and refuses MAIL before a login.  ``reject(reply)`` makes it answer
+    TLS and refuses MAIL before a login.  With ``tls_context`` (a server
+    context, see :class:`TestCertificates`) it offers STARTTLS, or with
+    ``implicit_tls`` speaks TLS from the first byte (as on port 465).  ``reject(reply)`` makes it answer
     DATA with that reply (e.g. "451 4.3.0 Try again later") instead of
     keeping the message.
     """
@@ -522,10 +571,15 @@ class Sink:
     host = HOST
 
     def __init__(self, *, port: int | None = None, username: str | None = None,
-                 password: str | None = None) -> None:
+                 password: str | None = None, tls_context: ssl.SSLContext | None = None,
+                 implicit_tls: bool = False) -> None:
+        if implicit_tls and tls_context is None:
+            raise ValueError("implicit_tls needs a tls_context")
         self.port = port or free_port()
         self.username = username
         self.password = password
+        self.tls_context = tls_context
+        self.implicit_tls = implicit_tls
         self._received: list[Received] = []
         self._cond = threading.Condition()
         self._reject: str | None = None
@@ -560,12 +614,14 @@ class Sink:
         kwargs: dict[str, Any] = {}
         if self.username is not None:
             kwargs.update(authenticator=self._authenticate, auth_require_tls=False)
+        if self.tls_context is not None and not self.implicit_tls:
+            kwargs.update(tls_context=self.tls_context)
         proto = _TrackedSMTP(self, _SinkHandler(self), hostname=HOST, enable_SMTPUTF8=True,
                              loop=self._loop, **kwargs)
         self._protocols.add(proto)
         return proto
 
-    def _take(self, envelope: Envelope, session: Session) -> str:
+    def _take(self, envelope: Envelope, session: Session, *, tls: bool = False) -> str:
         with self._cond:
             if self._reject is not None:
                 reply = self._reject
@@ -580,13 +636,14 @@ class Sink:
             if session.authenticated and isinstance(session.auth_data, LoginPassword):
                 login = session.auth_data.login.decode("utf-8", "replace")
             self._received.append(Received.make(
-                envelope.mail_from or "", list(envelope.rcpt_tos), bytes(content), login))
+                envelope.mail_from or "", list(envelope.rcpt_tos), bytes(content), login, tls=tls))
             self._cond.notify_all()
         return "250 OK"
 
     async def _start(self) -> None:
         self._server = await self._loop.create_server(
-            self._protocol, HOST, self.port, reuse_address=True)
+            self._protocol, HOST, self.port, reuse_address=True,
+            ssl=self.tls_context if self.implicit_tls else None)
 
     async def _stop(self) -> None:
         server, self._server = self._server, None
