@@ -23,6 +23,10 @@ Figures printed (all on 127.0.0.1, this machine):
   sink alone  the sink taking replies of the same size from a plain smtplib
               loop on one connection: the rate at which the far end of the
               daemon can take replies at all (each move command has two)
+  budget      what the goal (half the ceiling) leaves for the daemon: the
+              CPU time all the machine's CPUs have per command at that rate,
+              less what the sink and Dovecot took per command (the cpu line),
+              set against the CPU the ceiling's own loop spends per message
   latency     with IDLE: from LMTP delivery of one command to its reply at the
               sink (median and 95th percentile)
   scaling     cost of one move command handled in-process on a board of 10
@@ -197,20 +201,22 @@ def wait_for(sink, n: int, timeout: float = 600) -> float:
     return sink.wait_for(n, timeout=timeout)
 
 
-async def fetch_and_flag(dovecot: Dovecot, user: str, password: str, count: int) -> float:
+async def fetch_and_flag(dovecot: Dovecot, user: str, password: str, count: int) -> tuple[float, float]:
+    """Messages per second, and the loop's own CPU milliseconds per message."""
     imap = aioimaplib.IMAP4(dovecot.host, dovecot.imap_port, timeout=60)
     await imap.wait_hello_from_server()
     await imap.login(user, password)
     await imap.select("INBOX")
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     response = await imap.uid_search("ALL")
     uids = [int(w) for line in response.lines[:-1] for w in bytes(line).split() if w.isdigit()]
     for uid in uids[:count]:
         await imap.uid("fetch", str(uid), "(BODY.PEEK[])")
         await imap.uid("store", str(uid), "+FLAGS.SILENT", r"(\Seen)")
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     await imap.logout()
-    return len(uids[:count]) / elapsed
+    n = len(uids[:count])
+    return n / elapsed, cpu * 1000 / n
 
 
 def throughput(dovecot: Dovecot, boards: int, moves: int, server_log: str | None = None) -> tuple[float, float, float]:
@@ -263,7 +269,7 @@ def throughput(dovecot: Dovecot, boards: int, moves: int, server_log: str | None
         ceiling_user = user + "c"
         dovecot.add_user(ceiling_user, password)
         dovecot.deliver_many(ceiling_user, work)
-        ceiling = asyncio.run(fetch_and_flag(dovecot, ceiling_user, password, len(work)))
+        ceiling, cpu["ceiling loop"] = asyncio.run(fetch_and_flag(dovecot, ceiling_user, password, len(work)))
         # the other end: how fast the sink alone takes the same replies from a
         # plain smtplib loop (one connection, one message after the other)
         sink.clear()
@@ -371,8 +377,14 @@ def main() -> None:
                       f"LMTP delivery included); ratio {rate / ceiling:.2f}")
                 print(f"processing: {processing:,.0f} msg/s ({n} more moves already in Dovecot, moved into the "
                       f"inbox at once); ratio {processing / ceiling:.2f}")
+                loop_ms = cpu.pop("ceiling loop")
                 print("cpu:        " + ", ".join(f"{name} {ms:.2f}" for name, ms in cpu.items())
                       + f" ms per command while processing ({os.cpu_count()} CPUs)")
+                budget = os.cpu_count() * 1000 / (ceiling / 2)
+                left = budget - cpu["sink"] - cpu["dovecot"]
+                print(f"budget:     at half the ceiling ({ceiling / 2:,.0f} commands/s) {os.cpu_count()} CPUs have "
+                      f"{budget:.2f} ms per command; less the sink and Dovecot, {left:.2f} ms are left for the daemon "
+                      f"(it took {cpu['daemon']:.2f}); the ceiling's loop alone spends {loop_ms:.2f} ms per message")
                 print(f"sink alone: {sink_rate:,.0f} replies/s from a plain smtplib loop, so at most "
                       f"{sink_rate / 2:,.0f} commands/s at two replies each; processing is "
                       f"{processing / (sink_rate / 2):.2f} of that")

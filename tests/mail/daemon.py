@@ -35,6 +35,7 @@ def write_config(
     imap_tls: str = "none",
     smtp_tls: str = "none",
     ca_file: Path | None = None,
+    smtp_login: tuple[str, str] | None = None,
 ) -> Path:
     """``ca_file`` goes in every section whose ``tls`` is not ``none``; with
     ``imap_tls = "ssl"`` the daemon uses Dovecot's imaps port."""
@@ -51,8 +52,9 @@ def write_config(
             f"idle = {'true' if idle else 'false'}", f"poll_interval_seconds = {poll_seconds}", "",
         ]
     if sink is not None:
+        login = [f'username = "{smtp_login[0]}"', f'password = "{smtp_login[1]}"'] if smtp_login else []
         lines += ["[smtp]", f'host = "{sink.host}"', f"port = {sink.port}", f'tls = "{smtp_tls}"',
-                  *trust(smtp_tls), ""]
+                  *trust(smtp_tls), *login, ""]
     lines += ["[listen]", f"enabled = {'true' if listen_port else 'false'}"]
     if listen_port:
         lines += [f"port = {listen_port}"]

@@ -143,3 +143,30 @@ def test_no_reply_in_plain_text_when_the_relay_offers_no_starttls(tmp_path, capl
                    timeout=30, what="a warning about STARTTLS")
         assert running.daemon.handled == 1
     assert sink.messages == []
+
+
+def test_the_relay_login_goes_over_starttls_and_a_wrong_password_is_never_logged(tmp_path, caplog, certificates):
+    """The usual submission set-up (port 587: STARTTLS, then AUTH): the
+    reply goes out logged in; with a wrong password it waits, the log says
+    the login failed without quoting the password, and it goes out once the
+    password is right."""
+    caplog.set_level(logging.DEBUG)
+    port = free_port()
+    wrong = "wrong-pw-7f3a"
+    with Sink(username="relayuser", password="right-pw-2b9c", tls_context=certificates.server_context()) as sink:
+        sink.start()
+        path = write_config(tmp_path, sink=sink, listen_port=port, smtp_tls="starttls",
+                            ca_file=certificates.ca_file, smtp_login=("relayuser", wrong))
+        with DaemonThread(path):
+            send_help(port)
+            wait_until(lambda: warnings_about(caplog, "pbm.outbox", "SMTPAuthenticationError"),
+                       timeout=30, what="a warning about the login")
+        assert sink.messages == []
+        assert wrong not in caplog.text
+        right = write_config(tmp_path, sink=sink, smtp_tls="starttls", ca_file=certificates.ca_file,
+                             smtp_login=("relayuser", "right-pw-2b9c"))
+        with DaemonThread(right):
+            [reply] = sink.wait_for(1, timeout=30)
+    assert "right-pw-2b9c" not in caplog.text
+    assert reply.rcpt_tos == ["carol@example.org"]
+    assert (reply.login, reply.tls) == ("relayuser", True)
