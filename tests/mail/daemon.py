@@ -9,6 +9,8 @@ subprocess) reads.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
 import time
 from email.message import EmailMessage
@@ -74,6 +76,15 @@ def command_mail(sender: str, subject: str, body: str = "", **headers: str) -> b
         msg[name.replace("_", "-")] = value
     msg.set_content(body)
     return bytes(msg)
+
+
+def start_server(path: Path, log) -> subprocess.Popen:
+    """``pbm serve --config PATH`` in a process of its own (as in
+    production, so signals can reach it), its log into the file ``log``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "pbm", "serve", "--config", str(path)],
+        cwd=path.parent, stdout=log, stderr=subprocess.STDOUT,
+    )
 
 
 class DaemonThread:

@@ -10,25 +10,16 @@ from __future__ import annotations
 import os
 import random
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
 
 from pbm.store import Store
 
-from .daemon import command_mail, wait_until, write_config
+from .daemon import command_mail, start_server, wait_until, write_config
 
 COMMANDS = 200
 KILLS = 5
-
-
-def start_server(path, log):
-    return subprocess.Popen(
-        [sys.executable, "-m", "pbm", "serve", "--config", str(path)],
-        cwd=path.parent, stdout=log, stderr=subprocess.STDOUT,
-    )
 
 
 def test_sigkill_at_random_points_loses_nothing_and_applies_nothing_twice(tmp_path, dovecot, mail_user, sink):
