@@ -66,6 +66,8 @@ class Inbox:
                 delay = 1.0
             except (OSError, asyncio.TimeoutError, ImapTrouble, aioimaplib.Abort, aioimaplib.CommandTimeout) as exc:
                 log.warning("IMAP connection trouble (%s: %s); reconnecting in %.0f s", type(exc).__name__, exc, delay)
+            except Exception:  # a server answer aioimaplib chokes on, a bug: intake must go on
+                log.exception("IMAP intake failed unexpectedly; reconnecting in %.0f s", delay)
             finally:
                 await self._close()
             if self.stop.is_set():
@@ -211,7 +213,13 @@ class Inbox:
             return
         _ok(await self._call(imap.uid("copy", uid_set, folder)), "UID COPY")
         _ok(await self._call(imap.uid("store", uid_set, "+FLAGS.SILENT", r"(\Deleted)")), "UID STORE")
-        _ok(await self._call(imap.expunge()), "EXPUNGE")
+        if imap.has_capability("UIDPLUS"):
+            # only these: a message someone else marked deleted stays
+            _ok(await self._call(imap.uid("expunge", uid_set)), "UID EXPUNGE")
+        else:
+            # every message marked deleted in the mailbox goes (the
+            # mailbox should be the server's own)
+            _ok(await self._call(imap.expunge()), "EXPUNGE")
 
     async def _idle(self) -> None:
         imap = self.imap

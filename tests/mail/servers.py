@@ -115,11 +115,15 @@ class Dovecot:
     domain = DOMAIN
 
     def __init__(self, *, parent: str = "/tmp", binary: str | None = None,
-                 certificates: TestCertificates | None = None) -> None:
+                 certificates: TestCertificates | None = None,
+                 imap_capability: str | None = None) -> None:
         self.binary = binary or shutil.which("dovecot") or "/usr/sbin/dovecot"
         # with certificates: STARTTLS on imap_port and TLS from the start on
         # imaps_port (plain logins stay allowed, as the other tests use them)
         self.certificates = certificates
+        # what IMAP offers after login instead of Dovecot's own list, to
+        # stand in for a server without MOVE or UIDPLUS
+        self.imap_capability = imap_capability
         # Short, world-searchable: Dovecot's helpers run as other users, and
         # unix socket paths in base_dir must stay under 108 bytes.
         self.path = Path(tempfile.mkdtemp(prefix="dc", dir=parent))
@@ -164,10 +168,13 @@ class Dovecot:
         os.chown(home, mail_uid, mail_gid)
         d = self.path
         if self.certificates is None:
-            tls = "ssl = no"
+            options = ["ssl = no"]
         else:
-            tls = (f"ssl = yes\nssl_cert = <{self.certificates.cert_file}\n"
-                   f"ssl_key = <{self.certificates.key_file}")
+            options = ["ssl = yes", f"ssl_cert = <{self.certificates.cert_file}",
+                       f"ssl_key = <{self.certificates.key_file}"]
+        if self.imap_capability is not None:
+            options.append(f"imap_capability = {self.imap_capability}")
+        settings = "\n".join(options)
         config = f"""\
 instance_name = pbmtest-{self.imap_port}
 base_dir = {d}/run
@@ -178,7 +185,7 @@ hostname = {DOMAIN}
 postmaster_address = postmaster@{DOMAIN}
 log_path = {self.log_path}
 info_log_path = {self.log_path}
-{tls}
+{settings}
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 auth_username_format = %Ln
