@@ -8,8 +8,10 @@ and the pipeline recognises it by its Message-ID (handled once).
 
 With IDLE (when the server offers it and the config allows it) new mail is
 pushed; otherwise the mailbox is polled: NOOP first (Dovecot answers a
-search from its view as of the previous command), then UID SEARCH, and at most
-500 messages per command (aioimaplib cannot parse much longer responses).
+search from its view as of the previous command), then UID SEARCH of the
+first 500 messages, handled before the next search, so no command is about
+more than 500 messages however long the queue (aioimaplib cannot parse much
+longer responses).
 Every call has a timeout; a lost connection is retried with back-off.
 """
 
@@ -27,6 +29,7 @@ from .config import ImapConfig, tls_context
 log = logging.getLogger("pbm.inbox")
 _UID = re.compile(rb"UID (\d+)")
 
+SEARCH_CHUNK = 500  # messages per UID SEARCH (then handled before the next search)
 FETCH_BATCH = 25  # messages per UID FETCH (aioimaplib copes with up to about 500)
 MOVE_BATCH = 50
 CALL_TIMEOUT = 60.0
@@ -131,7 +134,13 @@ class Inbox:
         imap = self.imap
         assert imap is not None
         _ok(await self._call(imap.noop()), "NOOP")
-        response = _ok(await self._call(imap.uid_search("ALL")), "UID SEARCH")
+        # the first SEARCH_CHUNK messages (by sequence number, so the oldest),
+        # however many wait: the rest come in the next round, once these are
+        # moved out.  A server that refuses a range past its last message
+        # (RFC 3501 allows BAD) holds fewer than that: then ALL is as short.
+        response = await self._call(imap.uid_search(f"1:{SEARCH_CHUNK}"))
+        if response.result != "OK":
+            response = _ok(await self._call(imap.uid_search("ALL")), "UID SEARCH")
         uids = [int(w) for line in response.lines[:-1] for w in bytes(line).split() if w.isdigit()]
         done = 0
         # handled mail is moved in batches: a mail handled but not yet moved

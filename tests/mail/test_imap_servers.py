@@ -107,3 +107,28 @@ def test_an_unexpected_error_in_the_imap_session_does_not_end_intake(tmp_path, c
     failures = [r for r in caplog.records if "IMAP intake failed unexpectedly" in r.getMessage()]
     assert len(failures) == 1 and failures[0].exc_info is not None
     assert len(calls) == 2
+
+
+def test_a_long_queue_is_searched_in_chunks_and_handled_in_order(tmp_path, monkeypatch, dovecot, mail_user, sink):
+    """``SEARCH_CHUNK`` (500) made 7 here, with 30 mails waiting before the
+    daemon starts: no search returns more than 7, and the replies come in
+    the order the mails arrived."""
+    import pbm.inbox
+
+    monkeypatch.setattr(pbm.inbox, "SEARCH_CHUNK", 7)
+    found: list[int] = []
+    search = aioimaplib.IMAP4.uid_search
+
+    async def counting(self, *criteria, **kw):
+        response = await search(self, *criteria, **kw)
+        found.append(sum(w.isdigit() for line in response.lines[:-1] for w in bytes(line).split()))
+        return response
+
+    monkeypatch.setattr(aioimaplib.IMAP4, "uid_search", counting)
+    mails = [command_mail(f"p{i}@example.org", "help") for i in range(30)]
+    dovecot.append_many(mail_user.name, mail_user.password, "INBOX", mails)
+    path = write_config(tmp_path, dovecot=dovecot, user=mail_user, sink=sink, idle=False, poll_seconds=0.3)
+    with DaemonThread(path):
+        sink.wait_for(30, timeout=60)
+    assert [r.rcpt_tos[0] for r in sink.messages] == [f"p{i}@example.org" for i in range(30)]
+    assert max(found) == 7 and sum(found) >= 30, found
