@@ -132,3 +132,26 @@ def test_a_long_queue_is_searched_in_chunks_and_handled_in_order(tmp_path, monke
         sink.wait_for(30, timeout=60)
     assert [r.rcpt_tos[0] for r in sink.messages] == [f"p{i}@example.org" for i in range(30)]
     assert max(found) == 7 and sum(found) >= 30, found
+
+
+def test_a_server_that_refuses_a_range_past_its_last_message_is_searched_whole(
+        tmp_path, monkeypatch, dovecot, mail_user, sink):
+    """RFC 3501 lets a server answer BAD to 1:500 when it holds fewer
+    messages (Dovecot does not): the daemon then searches ALL."""
+    search = aioimaplib.IMAP4.uid_search
+    asked: list[str] = []
+
+    async def strict(self, *criteria, **kw):
+        asked.append(criteria[0])
+        if criteria[0].startswith("1:"):
+            return aioimaplib.Response("BAD", [b"Error in IMAP command UID SEARCH: Invalid messageset"])
+        return await search(self, *criteria, **kw)
+
+    monkeypatch.setattr(aioimaplib.IMAP4, "uid_search", strict)
+    dovecot.append_many(mail_user.name, mail_user.password, "INBOX",
+                        [command_mail(f"p{i}@example.org", "help") for i in range(3)])
+    path = write_config(tmp_path, dovecot=dovecot, user=mail_user, sink=sink, idle=False, poll_seconds=0.3)
+    with DaemonThread(path):
+        sink.wait_for(3, timeout=60)
+    assert [r.rcpt_tos[0] for r in sink.messages] == [f"p{i}@example.org" for i in range(3)]
+    assert asked[:2] == ["1:500", "ALL"]
