@@ -323,8 +323,10 @@ def sample_reply(moves: list[str]) -> bytes:
         return wire_bytes(result.replies[0])
 
 
-def scaling() -> list[tuple[int, int, float]]:
-    """Milliseconds per move command, in-process, by (boards, game length)."""
+def scaling() -> list[tuple[int, int, float, int]]:
+    """Milliseconds per move command, in-process, by (boards, game length),
+    with the size in bytes of the last board mail (its diagram grows with
+    the board, and drawing it is most of what a longer game adds)."""
     rng = random.Random(11)
     results = []
     for boards, length in ((10, 10), (10, 250), (1000, 10), (1000, 250)):
@@ -352,7 +354,8 @@ def scaling() -> list[tuple[int, int, float]]:
                 times.append(time.perf_counter() - start)
                 assert "Error" not in str(result.replies[0]["Subject"]), result.replies[0].get_content()
             store.close()
-            results.append((boards, length, statistics.median(times[1:]) * 1000))
+            size = len(result.replies[0].as_bytes())
+            results.append((boards, length, statistics.median(times[1:]) * 1000, size))
     return results
 
 
@@ -395,8 +398,9 @@ def main() -> None:
                       f"(IDLE, delivery to reply at the sink)")
     if args.only not in (None, "scaling"):
         return
-    for boards, length, ms in scaling():
-        print(f"scaling:    {ms:.1f} ms per move command, {boards} boards, game of {length} moves")
+    for boards, length, ms, size in scaling():
+        print(f"scaling:    {ms:.1f} ms per move command, {boards} boards, game of {length} moves "
+              f"(board mail of {size / 1024:.0f} KiB)")
 
 
 if __name__ == "__main__":
