@@ -208,20 +208,20 @@ def _label_line(labels: list[str], centres: list[int], width: int, indent: int) 
     return (" " * indent + "".join(line)).rstrip()
 
 
-def _frame(canvas: list[list[str]], picture: _Picture, centre_x: Callable[[int], int],
+def _frame(canvas: list[str], picture: _Picture, centre_x: Callable[[int], int],
            body_y: Callable[[int], int]) -> list[str]:
-    """The canvas with column labels above and below and row labels on both
-    sides of each row's body line."""
-    width = len(canvas[0])
+    """The canvas (its lines) with column labels above and below and row
+    labels on both sides of each row's body line."""
+    width = max(len(line) for line in canvas)
     rows = picture.row_labels()
     gutter = max(len(label) for label in rows)
     by_line = {body_y(r): label for r, label in enumerate(rows)}
     head = _label_line(picture.column_labels(), [centre_x(c) for c in range(picture.columns)],
                        width, gutter + 1)
     out = [head]
-    for y, chars in enumerate(canvas):
+    for y, text in enumerate(canvas):
         label = by_line.get(y)
-        text = "".join(chars)
+        text = text.ljust(width)
         if label is None:
             out.append((" " * (gutter + 1) + text).rstrip())
         else:
@@ -234,38 +234,78 @@ def _frame(canvas: list[list[str]], picture: _Picture, centre_x: Callable[[int],
 # full style
 
 _CELL_W, _CELL_H = 6, 4
+_BLANK = " " * (_CELL_W - 1)
+
+# The 6-character pieces lines are joined from.  Along the top of a cell:
+# mask -> a corner and the tile's top side ("+--o--"), or the bottom side
+# of the tile above an empty cell.
+_TOP_PIECE = {mask: "+--" + sides[0] + "--" for mask, sides in SIDES.items()}
+_BOTTOM_PIECE = {mask: "+--" + sides[2] + "--" for mask, sides in SIDES.items()}
+# Through a cell, its three lines: mask -> the tile's left side and inside;
+# and for an empty cell, the right side of the tile on its left.
+_TILE_PIECES = {mask: ("|" + inside[0], SIDES[mask][3] + inside[1], "|" + inside[2])
+                for mask, inside in FULL_INSIDE.items()}
+_AFTER_PIECES = {mask: ("|" + _BLANK, SIDES[mask][1] + _BLANK, "|" + _BLANK) for mask in SIDES}
+_EMPTY_PIECE = " " + _BLANK
 
 
 def _full(picture: _Picture) -> list[str]:
-    # Work goes by tile, not by cell: a long game's wide board is mostly the
-    # same lattice of dots, laid down line by line.
+    # Line by line, joining prepared pieces, one per cell: a long game's
+    # board is large, and that is what Python does fast.  A tile draws its
+    # top and left sides; its bottom and right ones are drawn by the empty
+    # cell beyond them (the line along that cell's top, the piece on its
+    # left), or by the line or column after the last.
     cols, rows = picture.columns, picture.rows
-    width = _CELL_W * cols + 1
-    dots = list((EMPTY_MARK + " " * (_CELL_W - 1)) * cols + EMPTY_MARK)
-    canvas = [dots[:] if y % _CELL_H == 0 else [" "] * width for y in range(_CELL_H * rows + 1)]
-    tiles = picture.tiles
-    for (c, r), mask in tiles.items():
-        x, y = _CELL_W * c, _CELL_H * r
-        # corners
-        canvas[y][x] = canvas[y][x + _CELL_W] = "+"
-        canvas[y + _CELL_H][x] = canvas[y + _CELL_H][x + _CELL_W] = "+"
-        top, right, bottom, left = SIDES[mask]
-        # the top and left sides are this tile's; the bottom and right ones
-        # only when no tile lies beyond them (a neighbour draws its own)
-        canvas[y][x + 1:x + 6] = ["-", "-", top, "-", "-"]
-        if (c, r + 1) not in tiles:
-            canvas[y + _CELL_H][x + 1:x + 6] = ["-", "-", bottom, "-", "-"]
-        column = canvas[y + 1], canvas[y + 2], canvas[y + 3]
-        column[0][x], column[1][x], column[2][x] = "|", left, "|"
-        if (c + 1, r) not in tiles:
-            column[0][x + _CELL_W], column[1][x + _CELL_W], column[2][x + _CELL_W] = "|", right, "|"
-        # inside
-        for k, line in enumerate(FULL_INSIDE[mask]):
-            column[k][x + 1:x + 6] = line
-        mark = picture.marks.get((c, r))
-        if mark:
-            canvas[y + 2][x + 3] = mark
-    return _frame(canvas, picture, lambda c: _CELL_W * c + 3, lambda r: _CELL_H * r + 2)
+    grid = [[None] * cols for _ in range(rows + 1)]  # a last row of nothing
+    for (c, r), mask in picture.tiles.items():
+        grid[r][c] = mask
+    marks = picture.marks
+    lines = []
+    above = grid[rows]
+    for r in range(rows + 1):
+        here_row = grid[r]
+        # along the top of row r: per column a lattice point ("+" where it
+        # touches a tile, else ".") and the side between the two cells
+        pieces = []
+        before = False  # a tile left of the lattice point, in row r - 1 or r
+        for here, up in zip(here_row, above):
+            if here is not None:
+                pieces.append(_TOP_PIECE[here])
+                before = True
+            elif up is not None:
+                pieces.append(_BOTTOM_PIECE[up])
+                before = True
+            else:
+                pieces.append(("+" if before else EMPTY_MARK) + _BLANK)
+                before = False
+        pieces.append("+" if before else EMPTY_MARK)
+        lines.append("".join(pieces))
+        if r == rows:
+            break
+        # the three lines through row r
+        top, middle, bottom = [], [], []
+        left = None
+        for here in here_row:
+            if here is not None:
+                one, two, three = _TILE_PIECES[here]
+            elif left is not None:
+                one, two, three = _AFTER_PIECES[left]
+            else:
+                one = two = three = _EMPTY_PIECE
+            top.append(one)
+            middle.append(two)
+            bottom.append(three)
+            left = here
+        if left is not None:
+            top.append("|")
+            middle.append(SIDES[left][1])
+            bottom.append("|")
+        for (c, row), mark in marks.items():  # the last turn's tiles, in their centre
+            if row == r:
+                middle[c] = middle[c][:3] + mark + middle[c][4:]
+        lines += ["".join(top), "".join(middle), "".join(bottom)]
+        above = here_row
+    return _frame(lines, picture, lambda c: _CELL_W * c + 3, lambda r: _CELL_H * r + 2)
 
 
 # ----------------------------------------------------------------------
@@ -296,7 +336,7 @@ def _compact(picture: _Picture) -> list[str]:
     # The first and last edge lines touch no tile: they are always blank.
     # Dropping them keeps the diagram short; the ring cells keep their dots.
     canvas = canvas[1:-1]
-    return _frame(canvas, picture, lambda c: 3 * c + 1, lambda r: 2 * r)
+    return _frame(["".join(line) for line in canvas], picture, lambda c: 3 * c + 1, lambda r: 2 * r)
 
 
 _RENDERERS: dict[str, Callable[[_Picture], list[str]]] = {"full": _full, "compact": _compact}
