@@ -32,12 +32,8 @@ class MailUser:
 
 @pytest.fixture(scope="session")
 def dovecot() -> Iterator[Dovecot]:
-    server = Dovecot()
-    try:
-        server.start()
+    with Dovecot() as server:
         yield server
-    finally:
-        server.close()
 
 
 @pytest.fixture

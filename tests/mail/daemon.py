@@ -87,6 +87,13 @@ def start_server(path: Path, log) -> subprocess.Popen:
     )
 
 
+def kill_if_running(server: subprocess.Popen) -> None:
+    """What a test's ``finally`` does with a ``pbm serve`` it started."""
+    if server.poll() is None:
+        server.kill()
+        server.wait(30)
+
+
 class DaemonThread:
     def __init__(self, config_path: Path) -> None:
         self.config = load_config(config_path)

@@ -16,7 +16,7 @@ from collections import Counter
 
 from pbm.store import Store
 
-from .daemon import command_mail, start_server, wait_until, write_config
+from .daemon import command_mail, kill_if_running, start_server, wait_until, write_config
 
 COMMANDS = 200
 KILLS = 5
@@ -57,9 +57,7 @@ def test_sigkill_at_random_points_loses_nothing_and_applies_nothing_twice(tmp_pa
         server.send_signal(signal.SIGTERM)
         assert server.wait(60) == 0
     finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait(30)
+        kill_if_running(server)
         log.close()
 
     store = Store(tmp_path / "pbm.sqlite3")

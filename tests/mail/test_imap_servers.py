@@ -28,12 +28,8 @@ WITHOUT_MOVE_OR_UIDPLUS = BASE
 
 @pytest.fixture(scope="module", params=[WITHOUT_MOVE, WITHOUT_MOVE_OR_UIDPLUS], ids=["UIDPLUS", "no-UIDPLUS"])
 def plain_dovecot(request) -> Iterator[Dovecot]:
-    server = Dovecot(imap_capability=request.param)
-    try:
-        server.start()
+    with Dovecot(imap_capability=request.param) as server:
         yield server
-    finally:
-        server.close()
 
 
 def test_without_move_handled_mail_is_copied_and_expunged(tmp_path, plain_dovecot):

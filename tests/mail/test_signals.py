@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from .daemon import command_mail, start_server, wait_until, write_config
+from .daemon import command_mail, kill_if_running, start_server, wait_until, write_config
 
 MAILS = 200
 
@@ -45,9 +45,7 @@ def test_a_stop_mid_flow_finishes_sends_and_exits_0_and_a_restart_does_the_rest(
             server.send_signal(signal.SIGTERM)
             assert server.wait(60) == 0
         finally:
-            if server.poll() is None:
-                server.kill()
-                server.wait(30)
+            kill_if_running(server)
     sent = Counter(r.rcpt_tos[0] for r in sink.messages)
     assert sent == Counter({f"p{i}@example.org": 1 for i in range(MAILS)})
     assert dovecot.count(mail_user.name, mail_user.password, "INBOX") == 0
