@@ -23,6 +23,9 @@ Figures printed (all on 127.0.0.1, this machine):
   sink alone  the sink taking replies of the same size from a plain smtplib
               loop on one connection: the rate at which the far end of the
               daemon can take replies at all (each move command has two)
+  no relay    the processing figure again with no relay configured: the
+              replies go to the Maildir outbox, so no SMTP and no sink; what
+              the daemon and Dovecot alone manage on this machine
   budget      what the goal (half the ceiling) leaves for the daemon: the
               CPU time all the machine's CPUs have per command at that rate,
               less what the sink and Dovecot took per command (the cpu line),
@@ -282,6 +285,45 @@ def throughput(dovecot: Dovecot, boards: int, moves: int, server_log: str | None
     return rate, processing, ceiling, cpu, sink_rate
 
 
+def daemon_alone(dovecot: Dovecot, boards: int, moves: int) -> tuple[float, float]:
+    """The processing figure with no relay and no sink: replies written to
+    the Maildir outbox, so only the daemon and Dovecot work.  Messages per
+    second until the last reply file is there, and the daemon's CPU
+    milliseconds per command."""
+    rng = random.Random(8)
+    games = [quiet_game(rng, moves) for _ in range(boards)]
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+        user, password = "alone" + str(rng.randrange(10**6)), "pw"
+        dovecot.add_user(user, password)
+        path = write_config(Path(tmp), dovecot=dovecot, user=type("U", (), {"name": user, "password": password}))
+        new = Path(tmp) / "outbox-maildir" / "new"
+
+        def replies(n: int) -> None:
+            while not new.is_dir() or len(os.listdir(new)) < n:
+                time.sleep(0.002)
+
+        server = subprocess.Popen([sys.executable, "-m", "pbm", "serve", "--config", str(path)], cwd=tmp,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            dovecot.deliver_many(user, setup_mails(boards))
+            replies(4 * boards)
+            staged = move_mails(boards, moves, rng, games=games)
+            dovecot.append_many(user, password, "staging", staged)
+            before = cpu_seconds([server.pid])
+            with dovecot.imap(user, password) as conn:
+                conn.select("staging")
+                start = time.monotonic()
+                typ, data = conn.uid("MOVE", "1:*", "INBOX")
+                assert typ == "OK", data
+            replies(4 * boards + 2 * len(staged))
+            end = time.monotonic()
+            cpu = (cpu_seconds([server.pid]) - before) * 1000 / len(staged)
+        finally:
+            server.terminate()
+            server.wait(60)
+    return len(staged) / (end - start), cpu
+
+
 def latency(dovecot: Dovecot, samples: int) -> list[float]:
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp, Sink() as sink:
         user, password = "lat" + str(random.randrange(10**6)), "pw"
@@ -391,6 +433,9 @@ def main() -> None:
                 print(f"sink alone: {sink_rate:,.0f} replies/s from a plain smtplib loop, so at most "
                       f"{sink_rate / 2:,.0f} commands/s at two replies each; processing is "
                       f"{processing / (sink_rate / 2):.2f} of that")
+                alone, alone_cpu = daemon_alone(dovecot, args.boards, args.moves)
+                print(f"no relay:   {alone:,.0f} msg/s processing with the replies written to the Maildir outbox "
+                      f"(no SMTP, no sink); ratio {alone / ceiling:.2f}; daemon {alone_cpu:.2f} ms CPU per command")
             if args.only in (None, "latency"):
                 lat = sorted(latency(dovecot, args.samples))
                 p95 = lat[min(len(lat) - 1, int(round(0.95 * len(lat))) - 1)]
