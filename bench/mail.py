@@ -222,7 +222,8 @@ async def fetch_and_flag(dovecot: Dovecot, user: str, password: str, count: int)
     return n / elapsed, cpu * 1000 / n
 
 
-def throughput(dovecot: Dovecot, boards: int, moves: int, server_log: str | None = None) -> tuple[float, float, float]:
+def throughput(dovecot: Dovecot, boards: int, moves: int,
+               server_log: str | None = None) -> tuple[float, float, float, dict[str, float], float]:
     """Messages per second end to end (delivery included), messages per
     second with the mail already in Dovecot, and the fetch-and-flag ceiling."""
     rng = random.Random(7)
