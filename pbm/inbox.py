@@ -254,3 +254,9 @@ class Inbox:
             await asyncio.wait_for(imap.logout(), timeout=5)
         except Exception:  # the connection is already gone: nothing to tidy
             pass
+        finally:
+            # aioimaplib leaves the socket to the server's hang-up after
+            # LOGOUT, which a loop about to close may never read
+            transport = getattr(imap.protocol, "transport", None)
+            if transport is not None:
+                transport.close()

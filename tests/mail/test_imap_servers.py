@@ -71,7 +71,7 @@ def test_the_copy_and_expunge_fallback_spares_other_deleted_mail_when_it_can(pla
         await imap.select("INBOX")
         assert not imap.has_capability("MOVE")
         await inbox._move([ours], "pbm/processed")
-        await imap.logout()
+        await inbox._close()  # logs out and closes the socket
         return imap.has_capability("UIDPLUS")
 
     uidplus = asyncio.run(move_ours())
