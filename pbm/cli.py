@@ -128,7 +128,7 @@ def cmd_failed(args: argparse.Namespace) -> int:
 
 
 def cmd_user(args: argparse.Namespace) -> int:
-    from .commands.values import fold
+    from .grammar.tokens import fold
 
     with _store(args) as store:
         user = store.find_user(fold(args.userid))

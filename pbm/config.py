@@ -33,7 +33,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import email.errors
-import hmac
 import os
 import ssl
 import tomllib
@@ -42,6 +41,8 @@ from dataclasses import dataclass, field
 from email.headerregistry import Address
 from pathlib import Path
 from typing import Any
+
+from .secret import Secret
 
 __all__ = [
     "SECTIONS",
@@ -80,31 +81,6 @@ class ConfigError(ValueError):
         self.path = path
         self.section = section
         self.key = key
-
-
-class Secret:
-    """A password: ``reveal()`` gives it; ``repr``, ``str`` and f-strings do not."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret('********')"
-
-    __str__ = __repr__
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Secret):
-            return NotImplemented
-        return hmac.compare_digest(self._value.encode(), other._value.encode())
-
-    def __hash__(self) -> int:
-        return hash(self._value)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from . import clock  # noqa: F401  (registers the vacation command)
 from .clock import board_clock, shown
-from .commands import BoardRef, UserId, WrittenMove
+from .grammar import BoardRef, UserId, WrittenMove
 from .errors import (
     ChallengeRefusedError,
     GameOverError,

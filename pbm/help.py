@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from .commands import GAMES, REGISTRY
+from .grammar import GAMES, PHRASES, REGISTRY
 from .trax import Board
 
 #: Topic name -> template.  The game types are topics too (their rules).
@@ -166,16 +166,8 @@ def _check_game(game: str | None) -> str | None:
     return game
 
 
-def _phrases() -> dict[str, str]:
-    """Every command name and alias (words joined by blanks) -> the name."""
-    table: dict[str, str] = {}
-    for spec in REGISTRY.values():
-        for phrase in (spec.name, *spec.aliases):
-            table[phrase] = spec.name
-    return table
-
-
-_COMMAND_PHRASES = _phrases()
+#: Every command name and alias (words joined by blanks) -> the name.
+_COMMAND_PHRASES = {phrase: spec.name for phrase, spec in PHRASES.items()}
 _LONGEST = max(len(phrase.split(" ")) for phrase in _COMMAND_PHRASES)
 
 

@@ -20,8 +20,8 @@ from email.parser import BytesParser
 from email.utils import format_datetime, getaddresses, make_msgid, parseaddr
 
 from . import accounts, games  # noqa: F401  (they register their handlers)
-from .commands import Command, CommandError, parse_mail_commands
-from .commands import decode_subject
+from .grammar import Command, CommandError, parse_mail_commands
+from .grammar import decode_subject
 from .config import Config
 from .errors import NotAvailableError, PbmError
 from .games import Positions, board_view

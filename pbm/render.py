@@ -21,7 +21,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from .commands import REGISTRY, usage
+from .grammar import REGISTRY, usage
 from .trax import Board
 from .trax.render import render as render_board
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 
-from .commands import Command, Password, UserId
+from .grammar import Command, Password, UserId
 from .config import Config
 from . import security
 from .errors import AccountLockedError, NotAllowedError, UnknownUserError

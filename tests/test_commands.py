@@ -4,7 +4,7 @@ import datetime
 
 import pytest
 
-from pbm.commands import (
+from pbm.grammar import (
     GAMES,
     REGISTRY,
     AddressesArgs,
@@ -402,9 +402,9 @@ def test_game_commands_know_they_are_game_commands():
 def test_the_package_doctest_runs():
     import doctest
 
-    import pbm.commands
+    import pbm.grammar
 
-    assert doctest.testmod(pbm.commands).failed == 0
+    assert doctest.testmod(pbm.grammar).failed == 0
 
 
 def test_parse_errors_are_value_errors():

@@ -3,7 +3,7 @@ in plain words and carries the usage line of the command."""
 
 import pytest
 
-from pbm.commands import REGISTRY, CommandError, parse_command, usage
+from pbm.grammar import REGISTRY, CommandError, parse_command, usage
 
 MOVE = usage("move")
 CHALLENGE = usage("challenge")

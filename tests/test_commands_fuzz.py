@@ -4,7 +4,7 @@ nothing else: no other exception, ever."""
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbm.commands import (
+from pbm.grammar import (
     REGISTRY,
     Command,
     CommandError,

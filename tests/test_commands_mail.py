@@ -3,7 +3,7 @@ commands in the body, the cap, and comment trimming."""
 
 import pytest
 
-from pbm.commands import (
+from pbm.grammar import (
     MAX_COMMANDS,
     Command,
     CommandError,

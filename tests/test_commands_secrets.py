@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from pbm.commands import (
+from pbm.grammar import (
     REGISTRY,
     Command,
     CommandError,

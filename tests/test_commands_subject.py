@@ -5,7 +5,7 @@ import base64
 
 import pytest
 
-from pbm.commands import decode_subject, parse_command
+from pbm.grammar import decode_subject, parse_command
 
 
 @pytest.mark.parametrize(

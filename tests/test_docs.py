@@ -4,8 +4,8 @@ import re
 from pathlib import Path
 
 from pbm import errors
-from pbm.commands import REGISTRY
-from pbm.commands.spec import Scope
+from pbm.grammar import REGISTRY
+from pbm.grammar.spec import Scope
 from pbm.pipeline import HANDLERS
 from pbm.render import TEMPLATES
 

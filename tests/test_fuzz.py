@@ -16,7 +16,7 @@ import re
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from pbm.commands import (
+from pbm.grammar import (
     GAMES,
     REGISTRY,
     Command,
@@ -26,7 +26,7 @@ from pbm.commands import (
     parse_command,
     parse_mail_commands,
 )
-from pbm.commands.command import passwords_of
+from pbm.grammar.command import passwords_of
 
 #: No "explain" phase: under filterwarnings=error its report of a failure ends in
 #: an INTERNALERROR (a DeprecationWarning from mypy_extensions) that hides the failure.

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pbm.commands import GAMES, REGISTRY, Scope, usage
+from pbm.grammar import GAMES, REGISTRY, Scope, usage
 from pbm.help import (
     EXAMPLE_MOVES,
     FORCED_MOVES,

@@ -300,7 +300,7 @@ def test_a_long_body_is_relayed_shortened(world):
 def _passwords_in(raw: bytes) -> set[str]:
     text = raw.decode("utf-8", "replace") + raw.decode("latin-1")
     msg = BytesParser(policy=compat32).parsebytes(raw)
-    from pbm.commands import decode_subject
+    from pbm.grammar import decode_subject
     from pbm.pipeline import body_text
 
     text += decode_subject(str(msg.get("Subject", ""))) + body_text(msg)

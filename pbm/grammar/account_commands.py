@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from .spec import CommandSpec, Reader, Scope
-from .values import (
+from .tokens import (
     Password,
     Problem,
     UserId,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from .account import (
+from .account_commands import (
     HelpArgs,
     LoginArgs,
     NoArgs,
@@ -14,7 +14,7 @@ from .account import (
     read_selection,
 )
 from .spec import CommandSpec, Option, Reader, Scope
-from .values import (
+from .tokens import (
     BoardRef,
     Password,
     Problem,

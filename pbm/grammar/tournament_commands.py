@@ -6,10 +6,10 @@ import datetime
 from dataclasses import dataclass
 from functools import partial
 
-from .account import NoArgs, parse_none
-from .game import TIME_OPTIONS, check_nag_before_forfeit
+from .account_commands import NoArgs, parse_none
+from .game_commands import TIME_OPTIONS, check_nag_before_forfeit
 from .spec import CommandSpec, Option, Reader, Scope
-from .values import (
+from .tokens import (
     Password,
     Problem,
     TournamentName,

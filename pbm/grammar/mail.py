@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from typing import overload
 
 from .command import Command, passwords_of
-from .errors import CommandError
+from .spec import CommandError
 from .parse import looks_like_command, parse_command
 from .registry import GAMES
 from .subject import clean_line, decode_subject
-from .values import MASK
+from .tokens import MASK
 
 MAX_COMMANDS = 100
 MAX_COMMENT_LENGTH = 4000

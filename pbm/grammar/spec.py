@@ -4,7 +4,7 @@ A :class:`CommandSpec` holds a command's name, scope, usage, summary, where
 its passwords stand and its argument parser.  The parser gets a
 :class:`Reader` over the words after the command name and returns the
 command's arguments (a frozen dataclass).  The reader reports every mistake as
-a :class:`~pbm.commands.errors.CommandError` carrying the usage line, and it
+a :class:`CommandError` carrying the usage line, and it
 never quotes a password back: in a command that carries one, only boards,
 moves, addresses and option names are ever quoted; other words are named by
 their role ("the userid", "the 2nd recipient").
@@ -19,13 +19,52 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
-from .errors import CommandError
-from .values import MASK, Problem, WordProblem
+from .tokens import MASK, Problem, WordProblem
 
 T = TypeVar("T")
 
 _OPTION = re.compile(r"--?([A-Za-z][A-Za-z0-9_-]*)(?:=(.*))?", re.DOTALL)
 _QUOTE_LIMIT = 40
+
+
+class CommandError(ValueError):
+    """A line that is not a command, or a command written wrongly.
+
+    ``reason`` says in plain words what was wrong; ``usage`` is the usage line
+    of the command being parsed (``None`` when the command word itself was not
+    recognised: then the reason suggests ``help``); ``text`` is the command as
+    it may be quoted back to the sender, passwords already replaced by
+    ``********`` (``None`` when there is nothing safe to quote).  ``name`` and
+    ``game`` identify the command when it was recognised.
+
+    No part of the error (``str``, ``repr``, attributes) contains a password.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        usage: str | None = None,
+        text: str | None = None,
+        name: str | None = None,
+        game: str | None = None,
+    ) -> None:
+        self.reason = reason
+        self.usage = usage
+        self.text = text
+        self.name = name
+        self.game = game
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        """The reason followed by the usage line, as one line of text."""
+        if self.usage is None:
+            return self.reason
+        return f"{self.reason}; usage: {self.usage}"
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class Scope(enum.Enum):

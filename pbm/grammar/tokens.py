@@ -8,11 +8,11 @@ Each ``read_*`` function turns one word into a value or raises
 from __future__ import annotations
 
 import datetime
-import hmac
 import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from pbm.secret import MASK, Secret
 from pbm.trax import NotationError, parse_notation
 from pbm.trax.notation import NewNotation, OldNotation
 
@@ -20,7 +20,6 @@ USERID_MAX_LENGTH = 32
 PASSWORD_MAX_LENGTH = 64
 TOURNAMENT_NAME_MAX_LENGTH = 20
 FIRST_BOARD = 101
-MASK = "********"
 
 #: Words the commands use in the places where userids or boards can stand.
 RESERVED_WORDS = frozenset({"all", "active", "inactive", "next", "new"})
@@ -98,40 +97,11 @@ class TournamentName:
         return f"TournamentName({self.typed!r})"
 
 
-class Password:
-    """A password, kept exactly as typed, that never shows itself.
+class Password(Secret):
+    """A password (or a one-time code) as typed in a command: the server's
+    one secret wrapper, under the name the commands use."""
 
-    ``str()`` and ``repr()`` give ``********``; :meth:`reveal` gives the text
-    (for checking it against the stored hash, nothing else).  Deliberately not
-    a dataclass, so ``dataclasses.asdict`` keeps it wrapped.
-    """
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Password):
-            return NotImplemented
-        return hmac.compare_digest(
-            self._value.encode("utf-8", "surrogatepass"), other._value.encode("utf-8", "surrogatepass")
-        )
-
-    def __hash__(self) -> int:
-        return hash((Password, self._value))
-
-    def __str__(self) -> str:
-        return MASK
-
-    def __repr__(self) -> str:
-        return f"Password({MASK!r})"
-
-    def __reduce__(self):  # pickling keeps the value; printing never does
-        return (Password, (self._value,))
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 Pure: no I/O, no database, no clock, standard library only.
 
->>> from pbm.commands import parse_command, decode_subject
+>>> from pbm.grammar import parse_command, decode_subject
 >>> command = parse_command(decode_subject("Re: TRAX move 101 Alice s3cret b2/#5"))
 >>> command.name, command.game, command.args.board, str(command.args.move)
 ('move', 'trax', 101, 'B2/#5')
@@ -36,7 +36,7 @@ Choices where the command language is silent:
   userids compare by NFKC case-folding.
 """
 
-from .account import (
+from .account_commands import (
     AddressesArgs,
     AllShowArgs,
     ChangePasswordArgs,
@@ -50,8 +50,8 @@ from .account import (
     VacationArgs,
 )
 from .command import Command
-from .errors import CommandError
-from .game import (
+from .spec import CommandError
+from .game_commands import (
     BoardArgs,
     BoardLoginArgs,
     ChallengeArgs,
@@ -74,20 +74,21 @@ from .mail import (
     parse_mail_commands,
 )
 from .parse import MAX_COMMAND_LENGTH, looks_like_command, parse_command
-from .registry import GAMES, REGISTRY, usage
+from .registry import GAMES, PHRASES, REGISTRY, usage
 from .spec import CommandSpec, Option, Scope
 from .subject import decode_subject
-from .tournament import (
+from .tournament_commands import (
     TournamentArgs,
     TournamentCreateArgs,
     TournamentLoginArgs,
     TournamentResultArgs,
     TournamentWithdrawArgs,
 )
-from .values import BoardRef, Password, TournamentName, UserId, WrittenMove
+from .tokens import BoardRef, Password, TournamentName, UserId, WrittenMove
 
 __all__ = [
     "GAMES",
+    "PHRASES",
     "MAX_COMMANDS",
     "MAX_COMMAND_LENGTH",
     "REGISTRY",

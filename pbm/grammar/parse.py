@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 
 from .command import Command
-from .errors import CommandError
+from .spec import CommandError
 from .registry import (
     ACCOUNT_PHRASES,
     COMMAND_WORDS,

@@ -13,10 +13,10 @@ from types import MappingProxyType
 
 from pbm.trax import VARIANTS
 
-from .account import ACCOUNT_SPECS
-from .game import GAME_SPECS
+from .account_commands import ACCOUNT_SPECS
+from .game_commands import GAME_SPECS
 from .spec import CommandSpec, Scope
-from .tournament import TOURNAMENT_SPECS
+from .tournament_commands import TOURNAMENT_SPECS
 
 #: The game types, as the first word of a game command (any case).
 GAMES: tuple[str, ...] = tuple(VARIANTS)
@@ -26,20 +26,33 @@ REGISTRY: Mapping[str, CommandSpec] = MappingProxyType(
 )
 
 
-def _phrases(game: bool) -> dict[tuple[str, ...], CommandSpec]:
-    table: dict[tuple[str, ...], CommandSpec] = {}
+def _phrases() -> dict[str, CommandSpec]:
+    """Every name and alias, words joined by single blanks -> its command."""
+    table: dict[str, CommandSpec] = {}
     for spec in REGISTRY.values():
-        if (spec.scope is Scope.EITHER) or (spec.scope is Scope.GAME) == game:
-            for phrase in (spec.name, *spec.aliases):
-                words = tuple(phrase.split(" "))
-                assert len(words) == len(spec.name.split(" ")), f"alias {phrase!r} of {spec.name!r}"
-                assert words not in table, f"{phrase!r} is defined twice"
-                table[words] = spec
+        for phrase in (spec.name, *spec.aliases):
+            assert len(phrase.split(" ")) == len(spec.name.split(" ")), f"alias {phrase!r} of {spec.name!r}"
+            assert phrase not in table, f"{phrase!r} is defined twice"
+            table[phrase] = spec
     return table
 
 
-ACCOUNT_PHRASES = _phrases(game=False)
-GAME_PHRASES = _phrases(game=True)
+#: Every name and alias of a command (``"ratings"``, ``"change password"``)
+#: -> its command; the help topics read the same table.
+PHRASES: Mapping[str, CommandSpec] = MappingProxyType(_phrases())
+
+
+def _scope_phrases(game: bool) -> dict[tuple[str, ...], CommandSpec]:
+    """The phrases that may follow a game type (``game``) or stand alone, as word tuples."""
+    return {
+        tuple(phrase.split(" ")): spec
+        for phrase, spec in PHRASES.items()
+        if spec.scope is Scope.EITHER or (spec.scope is Scope.GAME) == game
+    }
+
+
+ACCOUNT_PHRASES = _scope_phrases(game=False)
+GAME_PHRASES = _scope_phrases(game=True)
 LONGEST_NAME = max(len(words) for words in (*ACCOUNT_PHRASES, *GAME_PHRASES))
 
 #: Every word a command can begin with (after the game type, if any).

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .registry import REGISTRY
-from .values import MASK, Password
+from .tokens import MASK, Password
 
 
 @dataclass(frozen=True, slots=True, repr=False)
