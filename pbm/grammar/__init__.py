@@ -50,7 +50,6 @@ from .account_commands import (
     VacationArgs,
 )
 from .command import Command
-from .spec import CommandError
 from .game_commands import (
     BoardArgs,
     BoardLoginArgs,
@@ -75,8 +74,9 @@ from .mail import (
 )
 from .parse import MAX_COMMAND_LENGTH, looks_like_command, parse_command
 from .registry import GAMES, PHRASES, REGISTRY, usage
-from .spec import CommandSpec, Option, Scope
+from .spec import CommandError, CommandSpec, Option, Scope
 from .subject import decode_subject
+from .tokens import BoardRef, Password, TournamentName, UserId, WrittenMove
 from .tournament_commands import (
     TournamentArgs,
     TournamentCreateArgs,
@@ -84,13 +84,12 @@ from .tournament_commands import (
     TournamentResultArgs,
     TournamentWithdrawArgs,
 )
-from .tokens import BoardRef, Password, TournamentName, UserId, WrittenMove
 
 __all__ = [
     "GAMES",
-    "PHRASES",
     "MAX_COMMANDS",
     "MAX_COMMAND_LENGTH",
+    "PHRASES",
     "REGISTRY",
     "AddressesArgs",
     "AllShowArgs",
@@ -99,6 +98,7 @@ __all__ = [
     "BoardRef",
     "ChallengeArgs",
     "ChangePasswordArgs",
+    "CodeArgs",
     "Command",
     "CommandError",
     "CommandSpec",
@@ -128,7 +128,6 @@ __all__ = [
     "TournamentResultArgs",
     "TournamentWithdrawArgs",
     "UserId",
-    "CodeArgs",
     "UseridArgs",
     "VacationArgs",
     "WrittenMove",

@@ -6,8 +6,11 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from pbm.secret import MASK
+
 from .registry import REGISTRY
-from .tokens import MASK, Password
+from .spec import CommandSpec
+from .tokens import Password
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -28,7 +31,7 @@ class Command:
     text: str
 
     @property
-    def spec(self):
+    def spec(self) -> CommandSpec:
         return REGISTRY[self.name]
 
     def redacted(self) -> str:
@@ -51,7 +54,7 @@ class Command:
         return f"Command({self.redacted()!r})"
 
 
-def passwords_of(args: Any) -> list[Password]:
+def passwords_of(args: object) -> list[Password]:
     if not dataclasses.is_dataclass(args):
         return []
     return [v for f in dataclasses.fields(args) if isinstance(v := getattr(args, f.name), Password)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from .account_commands import (
     HelpArgs,
@@ -49,7 +50,7 @@ class ChallengeArgs:
 class MoveArgs:
     """``move`` and ``submit``: one move (or resign/propose/undo/accept/reject)."""
 
-    board: int
+    board: int | str  # a board number, or a tournament board's name
     userid: UserId
     password: Password
     move: WrittenMove
@@ -59,7 +60,7 @@ class MoveArgs:
 class QueueArgs:
     """``queue``: my move, then (optionally) the reply I expect and my answer, and so on."""
 
-    board: int
+    board: int | str  # a board number, or a tournament board's name
     userid: UserId
     password: Password
     moves: tuple[WrittenMove, ...]  # odd length: mine, theirs, mine, ...
@@ -69,7 +70,7 @@ class QueueArgs:
 class BoardLoginArgs:
     """A board, a userid and its password (resign, chat, confirm)."""
 
-    board: int
+    board: int | str  # a board number, or a tournament board's name
     userid: UserId
     password: Password
 
@@ -112,7 +113,7 @@ class SubscribeArgs:
 class NotifyArgs:
     userid: UserId
     password: Password
-    boards: tuple[int, ...] = ()
+    boards: tuple[int | str, ...] = ()  # board numbers, or tournament boards' names
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +132,7 @@ class SeekArgs:
 
 @dataclass(frozen=True, slots=True)
 class BoardArgs:
-    board: int
+    board: int | str  # a board number, or a tournament board's name
 
 
 # --- parsers --------------------------------------------------------------------------
@@ -140,7 +141,7 @@ _board = partial(read_board)
 _tile = partial(read_move, words=False, numbered=False)
 
 
-def check_nag_before_forfeit(r: Reader, options: dict) -> None:
+def check_nag_before_forfeit(r: Reader, options: dict[str, Any]) -> None:
     nag, forfeit = options.get("nag_days"), options.get("forfeit_days")
     if nag is not None and forfeit is not None and nag >= forfeit:
         r.fail("the nag time must be shorter than the forfeit time (the reminder comes first)")
@@ -266,11 +267,11 @@ def parse_notify(r: Reader) -> NotifyArgs:
     )
 
 
-def _count(r: Reader, what: str):
+def _count(r: Reader, what: str) -> tuple[UserId, Password, int | None]:
     r.expect(2, 3)
     userid = r.read(0, "userid", read_userid)
     password = r.read(1, "password", read_password)
-    number = None
+    number: int | None = None
     if len(r) == 3:
         number = r.read(2, what, partial(read_number, maximum=MAX_LIMIT, what=what), quote=True)
     return userid, password, number

@@ -8,12 +8,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import overload
 
+from pbm.secret import MASK
+
 from .command import Command, passwords_of
-from .spec import CommandError
 from .parse import looks_like_command, parse_command
 from .registry import GAMES
+from .spec import CommandError
 from .subject import clean_line, decode_subject
-from .tokens import MASK
 
 MAX_COMMANDS = 100
 MAX_COMMENT_LENGTH = 4000
@@ -38,7 +39,7 @@ _BOARD_MAIL = re.compile(
 
 
 @dataclass(frozen=True, slots=True)
-class MailCommands(Sequence):
+class MailCommands(Sequence[Command | CommandError]):
     """The commands of one mail, in order: each a :class:`Command`, or the
     :class:`CommandError` its line gave.  A sequence, so ``for item in ...``
     and ``len()`` work.
@@ -58,7 +59,7 @@ class MailCommands(Sequence):
     def __getitem__(self, index: int) -> Command | CommandError: ...
     @overload
     def __getitem__(self, index: slice) -> tuple[Command | CommandError, ...]: ...
-    def __getitem__(self, index):
+    def __getitem__(self, index: int | slice) -> Command | CommandError | tuple[Command | CommandError, ...]:
         return self.items[index]
 
     def __len__(self) -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 
 from .command import Command
-from .spec import CommandError
 from .registry import (
     ACCOUNT_PHRASES,
     COMMAND_WORDS,
@@ -14,7 +13,7 @@ from .registry import (
     continuations,
     find_spec,
 )
-from .spec import Reader, shorten
+from .spec import CommandError, Reader, shorten
 from .subject import clean_line
 
 #: Longer lines are refused unread (a mail line is at most 998 characters).

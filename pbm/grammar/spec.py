@@ -19,7 +19,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
-from .tokens import MASK, Problem, WordProblem
+from pbm.secret import MASK
+
+from .tokens import Problem, WordProblem
 
 T = TypeVar("T")
 
@@ -81,7 +83,7 @@ class Option:
 
     name: str
     field: str
-    read: Callable[[str], Any] | None = None
+    read: Callable[[str], object] | None = None
     spelled: str = ""  # as the usage line writes it: "--nagtime=D"
 
     def __str__(self) -> str:
@@ -101,7 +103,7 @@ class CommandSpec:
     scope: Scope
     arguments: str
     summary: str
-    parse: Callable[[Reader], Any]
+    parse: Callable[[Reader], object]  # returns the command's arguments (a frozen dataclass)
     secret_positions: tuple[int, ...] = ()
     aliases: tuple[str, ...] = ()
     options: tuple[Option, ...] = ()
@@ -262,7 +264,8 @@ class Reader:
     def options(self, start: int, after: str) -> dict[str, Any]:
         """Read the spec's options from word ``start`` on; every word there
         must be one.  ``after`` names what the options follow (for messages).
-        Returns field -> value for the options given (flags -> True)."""
+        Returns field -> value for the options given (flags -> True); the
+        values' types differ by field, as the arguments' dataclass declares."""
         known = {o.name: o for o in self.spec.options}
         listed = ", ".join(str(o) for o in self.spec.options)
         found: dict[str, Any] = {}

@@ -12,7 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from pbm.secret import MASK, Secret
+from pbm.secret import Secret
 from pbm.trax import NotationError, parse_notation
 from pbm.trax.notation import NewNotation, OldNotation
 
@@ -186,7 +186,7 @@ def read_number(word: str, *, minimum: int = 0, maximum: int | None = None, what
 
 
 # a tournament board's name: the tournament's name, a hyphen, its place in the event
-_BOARD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,%d}-[A-Za-z0-9.]{1,12}" % (TOURNAMENT_NAME_MAX_LENGTH - 1))
+_BOARD_NAME = re.compile(rf"[A-Za-z][A-Za-z0-9_]{{0,{TOURNAMENT_NAME_MAX_LENGTH - 1}}}-[A-Za-z0-9.]{{1,12}}")
 
 
 def is_board_word(word: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -71,7 +72,7 @@ class TournamentResultArgs:
     name: TournamentName
     userid: UserId  # the director
     password: Password
-    board: int
+    board: int | str  # a board number, or a tournament board's name
     result: str  # white, black or draw
 
 
@@ -82,7 +83,7 @@ def _format(word: str) -> str:
     return value
 
 
-def _count(minimum: int, what: str):
+def _count(minimum: int, what: str) -> Callable[[str], int]:
     return partial(read_number, minimum=minimum, maximum=10_000, what=what)
 
 

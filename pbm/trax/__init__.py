@@ -15,16 +15,16 @@ from .outcome import Outcome
 from .variants import VARIANTS, Variant, get_variant
 
 __all__ = [
+    "VARIANTS",
     "Board",
+    "IllegalMoveError",
     "Move",
+    "NotationError",
     "Outcome",
     "TraxError",
-    "NotationError",
-    "IllegalMoveError",
     "Variant",
-    "VARIANTS",
-    "get_variant",
-    "parse_notation",
     "column_index",
     "column_letters",
+    "get_variant",
+    "parse_notation",
 ]

@@ -25,34 +25,49 @@ playouts):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, TypeAlias  # noqa: UP035 - tests/trax/test_purity.py allows typing, not collections
 
 from .errors import IllegalMoveError, TraxError
 from .notation import NewNotation, OldNotation, column_letters, parse_notation
 from .outcome import Outcome
-from .variants import Variant, get_variant
 from .tiles import (
+    BLACK,
     COLOUR_NAMES,
     CONTRIB,
     DELTA,
     DIRECTION_NAMES,
-    E,
     EDGE_OFFSET,
     FITS,
     FORCE,
-    N,
     ORIGIN,
     PATHS,
     STRIDE,
-    S,
     SYMBOL,
     TILES_OF_SYMBOL,
-    W,
     WHITE,
-    BLACK,
+    E,
+    N,
+    S,
+    W,
 )
+from .variants import Variant, get_variant
 
 _TURN_LETTER = {N: "U", E: "R", S: "D", W: "L"}
+_TURN_WORD = {"U": "up", "D": "down", "L": "left", "R": "right"}
+
+# A path joined by a turn: its two open ends (edge ids) and its colour.
+_Link: TypeAlias = tuple[int, int, int]
+
+#: What :meth:`Board.fingerprint` returns: tiles, path ends, frontier keys,
+#: bounding box, outcome and number of moves.
+Fingerprint: TypeAlias = tuple[
+    frozenset[tuple[int, int, int]],
+    frozenset[tuple[int, int]],
+    frozenset[tuple[int, int]],
+    tuple[int, int, int, int],
+    Outcome | None,
+    int,
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +139,7 @@ class Board:
     # construction helpers
 
     @classmethod
-    def replay(cls, moves: Iterable[str | Move], variant: str = "trax") -> "Board":
+    def replay(cls, moves: Iterable[str | Move], variant: str = "trax") -> Board:
         """A board with ``moves`` played in order (either notation)."""
         board = cls(variant)
         for number, move in enumerate(moves, start=1):
@@ -134,11 +149,11 @@ class Board:
                 raise type(exc)(f"move {number} ({move}): {exc}") from None
         return board
 
-    def copy(self) -> "Board":
+    def copy(self) -> Board:
         """An independent board with the same moves."""
         return Board.replay(self.moves, self.variant.name)
 
-    def after(self, n: int) -> "Board":
+    def after(self, n: int) -> Board:
         """The position as it stood after move ``n`` (0 = the empty board)."""
         if not 0 <= n <= len(self._turns):
             raise ValueError(f"there is no move {n}; this game has {len(self._turns)} moves")
@@ -206,7 +221,7 @@ class Board:
 
         return render(self)
 
-    def fingerprint(self) -> tuple:
+    def fingerprint(self) -> Fingerprint:
         """A hashable description of the whole position (tests, caches)."""
         return (
             frozenset(self.cells()),
@@ -324,9 +339,8 @@ class Board:
         elif spec.column == 1:
             if y * STRIDE + x in tiles:
                 x -= 1
-        elif spec.row == 1:
-            if y * STRIDE + x in tiles:
-                y -= 1
+        elif spec.row == 1 and y * STRIDE + x in tiles:
+            y -= 1
         cell = y * STRIDE + x
         self._check_cell(cell, str(spec)[:-1])
         fits = FITS[self._keys[cell]]
@@ -349,7 +363,8 @@ class Board:
         # U/D/L/R: the curve that turns a track coming from a touching tile
         # that way; when that could be either track, the white one decides.
         key = self._keys[cell]
-        white_match, any_match = [], []
+        white_match: list[int] = []
+        any_match: list[int] = []
         for tile in curves:
             for colour, (a, b) in enumerate(PATHS[tile]):
                 for come, go in ((a, b), (b, a)):
@@ -361,7 +376,7 @@ class Board:
             return cell, chosen[0]
         if not chosen:
             raise IllegalMoveError(
-                f"{spec}: no curve there turns a track {dict(U='up', D='down', L='left', R='right')[spec.letter]}"
+                f"{spec}: no curve there turns a track {_TURN_WORD[spec.letter]}"
             )
         raise IllegalMoveError(f"{spec} is ambiguous here; write the move in the new notation")
 
@@ -400,7 +415,7 @@ class Board:
         self._minx, self._maxx, self._miny, self._maxy = minx, maxx, miny, maxy
         turn = _Turn(resolved, [], [], [], old_bbox, self._outcome)
         loops: set[int] = set()
-        links: list[tuple[int, int, int]] = []
+        links: list[_Link] = []
         bad = self._run_turn(cell, resolved.tile, turn, loops, links)
         if bad is not None:
             self._undo(turn)
@@ -413,7 +428,7 @@ class Board:
         self._settle_wins(loops, links)
         return resolved
 
-    def _place(self, cell: int, tile: int, turn: _Turn, loops: set[int], links: list) -> None:
+    def _place(self, cell: int, tile: int, turn: _Turn, loops: set[int], links: list[_Link]) -> None:
         tiles = self._tiles
         ends = self._ends
         keys = self._keys
@@ -453,7 +468,7 @@ class Board:
             ends[fb] = fa
             links.append((fa, fb, colour))
 
-    def _run_turn(self, cell: int, tile: int, turn: _Turn, loops: set[int], links: list) -> int | None:
+    def _run_turn(self, cell: int, tile: int, turn: _Turn, loops: set[int], links: list[_Link]) -> int | None:
         """Place the chosen tile and all forced ones.  Returns a cell with
         three same-coloured ends (an illegal turn), else None."""
         tiles = self._tiles
@@ -474,7 +489,7 @@ class Board:
                     stack.append(n)
         return None
 
-    def _settle_wins(self, loops: set[int], links: list[tuple[int, int, int]]) -> None:
+    def _settle_wins(self, loops: set[int], links: list[_Link]) -> None:
         wins = set(loops)
         if self.variant.lines_win:
             width = self._maxx - self._minx + 1
@@ -575,14 +590,14 @@ class Board:
                 return entry
             legal_tiles = entry[1]
         else:
-            legal_tiles = []
+            legal: list[int] = []
             region: set[int] = set()
             for _, tile in FITS[self._keys[cell]]:
                 ok, reads = self._try_turn(cell, tile)
                 region.update(reads)
                 if ok:
-                    legal_tiles.append(tile)
-            legal_tiles = tuple(legal_tiles)
+                    legal.append(tile)
+            legal_tiles = tuple(legal)
             deps = self._deps
             for q in region:
                 waiting = deps.get(q)
@@ -697,11 +712,3 @@ class Board:
             total += self.count_sequences(depth - 1)
             self.pop()
         return total
-
-    def is_legal(self, move: str | Move) -> bool:
-        """Would :meth:`play` accept this move?"""
-        try:
-            resolved = self.parse_move(move)
-        except TraxError:
-            return False
-        return resolved in self.legal_moves()

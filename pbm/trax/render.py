@@ -87,10 +87,10 @@ the first move is ``@0+`` or ``@0/``.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterable, Protocol, Sequence  # noqa: UP035 - tests/trax/test_purity.py allows typing, not collections
 
 from .notation import column_letters
-from .tiles import E, N, S, SYMBOL, W
+from .tiles import SYMBOL, E, N, S, W
 
 WHITE_MARK = "o"
 BLACK_MARK = "#"
@@ -101,6 +101,31 @@ EMPTY_MARK = "."
 STYLES = ("full", "compact")
 
 FIRST_MOVE_HINT = "The board is empty: the first move is @0+ or @0/."
+
+
+class Drawable(Protocol):
+    """What :func:`render` reads of a board: a :class:`~pbm.trax.Board`, or
+    anything else that answers these (the tests draw single tiles)."""
+
+    @property
+    def width(self) -> int: ...
+
+    @property
+    def height(self) -> int: ...
+
+    @property
+    def tile_count(self) -> int: ...
+
+    @property
+    def moves(self) -> Sequence[object]: ...
+
+    def cells(self) -> Iterable[tuple[int, int, int]]:
+        """``(column, row, white mask)`` of every tile, columns and rows from 1."""
+        ...
+
+    def last_placed(self) -> Iterable[tuple[int, int]]:
+        """(column, row) of the tiles the last turn placed, the chosen one first."""
+        ...
 
 
 def _colour(mask: int, side: int) -> str:
@@ -159,7 +184,7 @@ class _Picture:
     coordinates: column 0 is ``@``).
     """
 
-    def __init__(self, board, marks: dict[tuple[int, int], str]) -> None:
+    def __init__(self, board: Drawable, marks: dict[tuple[int, int], str]) -> None:
         self.tiles = {(c, r): mask for c, r, mask in board.cells()}
         if self.tiles:
             self.columns = board.width + 2
@@ -189,9 +214,9 @@ class _Picture:
         return [str(r) for r in range(self.rows)]
 
 
-def _last_turn_marks(board) -> dict[tuple[int, int], str]:
+def _last_turn_marks(board: Drawable) -> dict[tuple[int, int], str]:
     placed = board.last_placed()
-    marks = {}
+    marks: dict[tuple[int, int], str] = {}
     for n, cell in enumerate(placed):
         marks[cell] = CHOSEN_MARK if n == 0 else FORCED_MARK
     return marks
@@ -256,7 +281,7 @@ def _full(picture: _Picture) -> list[str]:
     # cell beyond them (the line along that cell's top, the piece on its
     # left), or by the line or column after the last.
     cols, rows = picture.columns, picture.rows
-    grid = [[None] * cols for _ in range(rows + 1)]  # a last row of nothing
+    grid: list[list[int | None]] = [[None] * cols for _ in range(rows + 1)]  # a last row of nothing
     for (c, r), mask in picture.tiles.items():
         grid[r][c] = mask
     marks = picture.marks
@@ -346,7 +371,7 @@ _RENDERERS: dict[str, Callable[[_Picture], list[str]]] = {"full": _full, "compac
 # notes under the diagram
 
 
-def _notes(board, legend: bool, marks: dict[tuple[int, int], str]) -> list[str]:
+def _notes(board: Drawable, legend: bool, marks: dict[tuple[int, int], str]) -> list[str]:
     out = []
     if not board.tile_count:
         out.append(FIRST_MOVE_HINT)
@@ -360,7 +385,7 @@ def _notes(board, legend: bool, marks: dict[tuple[int, int], str]) -> list[str]:
     return out
 
 
-def render(board, style: str = "full", *, legend: bool = True, highlight_last: bool = False) -> str:
+def render(board: Drawable, style: str = "full", *, legend: bool = True, highlight_last: bool = False) -> str:
     """The position drawn as text (see the module docstring for the styles).
 
     ``style`` is ``"full"`` (large, one tile a 6x4 cell) or ``"compact"``

@@ -16,7 +16,7 @@ mask  white on    symbol  picture
 ====  ==========  ======  ========================================
 
 Cells are integers ``y * STRIDE + x`` so that a neighbour is one addition
-away; edges between cells are integers too (see :func:`edge`).
+away; edges between cells are integers too (see ``EDGE_OFFSET``).
 """
 
 from __future__ import annotations
@@ -41,27 +41,7 @@ EDGE_OFFSET = (0, 2 * 1 + 1, 2 * STRIDE, 1)
 
 TILES = (5, 10, 9, 6, 3, 12)
 SYMBOL = {5: "+", 10: "+", 9: "/", 6: "/", 3: "\\", 12: "\\"}
-SYMBOLS = ("+", "/", "\\")
 TILES_OF_SYMBOL = {"+": (5, 10), "/": (9, 6), "\\": (3, 12)}
-
-
-def xy(cell: int) -> tuple[int, int]:
-    """The (x, y) grid coordinates of a cell id."""
-    y, x = divmod(cell, STRIDE)
-    return x, y
-
-
-def cell_at(x: int, y: int) -> int:
-    return y * STRIDE + x
-
-
-def edge(cell: int, direction: int) -> int:
-    return 2 * cell + EDGE_OFFSET[direction]
-
-
-def colour_of_edge(tile: int, direction: int) -> int:
-    """WHITE or BLACK: the colour of the track end on that edge of the tile."""
-    return BLACK if not (tile >> direction) & 1 else WHITE
 
 
 def _dirs(mask: int) -> tuple[int, ...]:
@@ -70,10 +50,6 @@ def _dirs(mask: int) -> tuple[int, ...]:
 
 # For each tile: ((a, b) white directions, (c, d) black directions).
 PATHS = {t: (_dirs(t), _dirs(15 ^ t)) for t in TILES}
-
-
-def _popcount(mask: int) -> int:
-    return bin(mask).count("1")
 
 
 # Entry keys: for an empty cell, ``wm | bm << 4`` where wm (bm) has bit d set
@@ -91,11 +67,11 @@ for _key in range(256):
     if _wm & _bm:
         FORCE[_key] = -1  # impossible on a real board; never a legal cell
         continue
-    if _popcount(_wm) > 2 or _popcount(_bm) > 2:
+    if _wm.bit_count() > 2 or _bm.bit_count() > 2:
         FORCE[_key] = -1
-    elif _popcount(_wm) == 2:
+    elif _wm.bit_count() == 2:
         FORCE[_key] = _wm
-    elif _popcount(_bm) == 2:
+    elif _bm.bit_count() == 2:
         FORCE[_key] = 15 ^ _bm
     FITS[_key] = tuple(
         (SYMBOL[t], t) for t in TILES if (t & (_wm | _bm)) == _wm
