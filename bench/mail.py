@@ -57,8 +57,9 @@ sys.path.insert(0, str(ROOT))
 import aioimaplib  # noqa: E402
 
 from pbm.config import load_config  # noqa: E402
-from pbm.pipeline import Pipeline  # noqa: E402
-from pbm.store import Store  # noqa: E402
+from pbm.app.pipeline import Pipeline  # noqa: E402
+from pbm.app.messages import wire_bytes  # noqa: E402
+from pbm.domain.store import Store  # noqa: E402
 from pbm.trax import Board  # noqa: E402
 from tests.mail.daemon import DaemonThread, command_mail, write_config  # noqa: E402
 from tests.mail.servers import Dovecot, Sink  # noqa: E402
@@ -349,7 +350,6 @@ def sample_reply(moves: list[str]) -> bytes:
     """A board mail as the daemon sends it, after these moves."""
     from datetime import datetime, timezone
 
-    from pbm.mailpolicy import wire_bytes
 
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         config = load_config(write_config(Path(tmp)))

@@ -18,6 +18,7 @@ from pbm.config import (
     ImapConfig,
     Secret,
     load_config,
+    tls_context,
     section_keys,
 )
 
@@ -582,7 +583,6 @@ def test_a_ca_file_that_cannot_be_used_is_an_error(tmp_path, text, expected):
 
 
 def test_the_tls_context_trusts_the_ca_file_alone(tmp_path):
-    from pbm.config import tls_context
 
     own = tls_context(pem_file(tmp_path))
     assert len(own.get_ca_certs()) == 1

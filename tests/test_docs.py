@@ -3,11 +3,11 @@
 import re
 from pathlib import Path
 
-from pbm import errors
+from pbm.domain import refusals as errors
 from pbm.grammar import REGISTRY
 from pbm.grammar.spec import Scope
-from pbm.pipeline import HANDLERS
-from pbm.render import TEMPLATES
+from pbm.app.handlers import HANDLERS
+from pbm.app.compose import TEMPLATES
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -36,7 +36,7 @@ def test_every_user_facing_error_has_a_template():
 
 def test_every_template_the_code_names_exists():
     named = set()
-    for path in (ROOT / "pbm").glob("*.py"):
+    for path in (ROOT / "pbm").rglob("*.py"):
         named |= set(re.findall(r'"((?:replies|errors|help)/[a-z0-9/_-]+\.txt)"', path.read_text(encoding="utf-8")))
     assert len(named) > 15
     missing = [n for n in sorted(named) if not (TEMPLATES / n).is_file()]

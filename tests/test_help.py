@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from pbm.grammar import GAMES, REGISTRY, Scope, usage
-from pbm.help import (
+from pbm.app.help import (
     EXAMPLE_MOVES,
     FORCED_MOVES,
     LISTED_TOPICS,
@@ -20,7 +20,7 @@ from pbm.help import (
     help_context,
     resolve_topics,
 )
-from pbm.render import TEMPLATES, Renderer
+from pbm.app.compose import TEMPLATES, Renderer
 from pbm.trax.render import render as render_board
 
 SERVER = SimpleNamespace(name="Trax PBM", address="pbm@localhost")

@@ -5,7 +5,7 @@ import asyncio
 import logging
 
 from pbm.config import ImapConfig, Secret
-from pbm.inbox import Inbox
+from pbm.server.inbox import Inbox
 
 
 def inbox() -> Inbox:

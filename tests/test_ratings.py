@@ -2,7 +2,7 @@
 
 import pytest
 
-from pbm.ratings import Rating, after_game, expected, rate_game
+from pbm.domain.ratings import Rating, after_game, expected, rate_game
 
 
 def test_equal_ratings_expect_half_and_two_hundred_points_expect_about_three_quarters():

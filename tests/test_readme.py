@@ -3,7 +3,9 @@
 import re
 from pathlib import Path
 
-from pbm.trax import Board
+import pytest
+
+from pbm.trax import Board, IllegalMoveError, NotationError
 from pbm.trax.render import render
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
@@ -27,13 +29,10 @@ def test_the_readme_compact_diagram_is_what_render_draws():
 
 def test_the_readme_error_examples_are_the_engine_messages():
     board = Board.replay("@0/ B1+ C1/ C2\\ @1+ A2/ A3/ D3\\".split())
-    try:
-        board.play("B3\\")
-    except ValueError as exc:
-        message = str(exc)
     flat = " ".join(README.split())
-    assert message in flat
-    try:
+    with pytest.raises(IllegalMoveError) as illegal:
+        board.play("B3\\")
+    assert str(illegal.value) in flat
+    with pytest.raises(NotationError) as notation:
         board.play("B2x")
-    except ValueError as exc:
-        assert str(exc) in flat
+    assert str(notation.value) in flat

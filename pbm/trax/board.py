@@ -24,12 +24,14 @@ playouts):
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, TypeAlias  # noqa: UP035 - tests/trax/test_purity.py allows typing, not collections
+from typing import TypeAlias
 
 from .errors import IllegalMoveError, TraxError
 from .notation import NewNotation, OldNotation, column_letters, parse_notation
 from .outcome import Outcome
+from .render import render
 from .tiles import (
     BLACK,
     COLOUR_NAMES,
@@ -217,8 +219,6 @@ class Board:
         return f"Board({self.variant.name!r}, moves={moves!r})"
 
     def __str__(self) -> str:
-        from .render import render
-
         return render(self)
 
     def fingerprint(self) -> Fingerprint:

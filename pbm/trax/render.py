@@ -87,7 +87,8 @@ the first move is ``@0+`` or ``@0/``.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Protocol, Sequence  # noqa: UP035 - tests/trax/test_purity.py allows typing, not collections
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
 from .notation import column_letters
 from .tiles import SYMBOL, E, N, S, W

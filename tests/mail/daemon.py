@@ -1,6 +1,6 @@
 """Running the real daemon against the test Dovecot and sink.
 
-``DaemonThread`` runs :class:`pbm.daemon.Daemon` in its own thread and event
+``DaemonThread`` runs :class:`pbm.server.daemon.Daemon` in its own thread and event
 loop, so a test can deliver mail, wait for replies and stop it without
 signals.  ``write_config`` writes the TOML a test daemon (or a ``pbm serve``
 subprocess) reads.
@@ -18,7 +18,7 @@ from email.utils import make_msgid
 from pathlib import Path
 
 from pbm.config import load_config
-from pbm.daemon import Daemon
+from pbm.server.daemon import Daemon
 
 from .servers import Dovecot, Sink
 

@@ -14,7 +14,7 @@ import threading
 import time
 from collections import Counter
 
-from pbm.store import Store
+from pbm.domain.store import Store
 
 from .daemon import command_mail, kill_if_running, start_server, wait_until, write_config
 

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import smtplib
 
+from pbm.app.pipeline import Pipeline
+from pbm.config import load_config
+from pbm.domain.store import Store
+
 from .daemon import SERVER, DaemonThread, command_mail, wait_until, write_config
 from .servers import free_port
 
@@ -167,9 +171,6 @@ def test_automatic_mail_and_our_own_replies_get_no_answer(tmp_path, dovecot, mai
 def test_the_daemon_does_the_clock_work_and_sends_the_reminders(tmp_path, sink):
     from datetime import datetime, timedelta, timezone
 
-    from pbm.config import load_config
-    from pbm.pipeline import Pipeline
-    from pbm.store import Store
 
     path = write_config(tmp_path, sink=sink, listen_port=free_port())
     config = load_config(path)

@@ -14,7 +14,8 @@ import aioimaplib
 import pytest
 
 from pbm.config import load_config
-from pbm.inbox import Inbox
+from pbm.server.inbox import Inbox
+import pbm.server.inbox
 
 from .daemon import DaemonThread, command_mail, wait_until, write_config
 from .servers import Dovecot
@@ -109,9 +110,8 @@ def test_a_long_queue_is_searched_in_chunks_and_handled_in_order(tmp_path, monke
     """``SEARCH_CHUNK`` (500) made 7 here, with 30 mails waiting before the
     daemon starts: no search returns more than 7, and the replies come in
     the order the mails arrived."""
-    import pbm.inbox
 
-    monkeypatch.setattr(pbm.inbox, "SEARCH_CHUNK", 7)
+    monkeypatch.setattr(pbm.server.inbox, "SEARCH_CHUNK", 7)
     found: list[int] = []
     search = aioimaplib.IMAP4.uid_search
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from pbm.config import load_config
-from pbm.outbox import Outbox
-from pbm.pipeline import Pipeline
-from pbm.store import Store
+from pbm.server.outbox import Outbox
+from pbm.app.pipeline import Pipeline
+from pbm.domain.store import Store
 
 from .daemon import command_mail, write_config
 

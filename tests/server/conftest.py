@@ -13,8 +13,8 @@ from email.utils import format_datetime, make_msgid
 import pytest
 
 from pbm.config import load_config
-from pbm.pipeline import Pipeline, Result
-from pbm.store import Store
+from pbm.app.pipeline import Pipeline, Result
+from pbm.domain.store import Store
 
 
 class Clock:

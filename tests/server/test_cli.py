@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pbm.store import Store
+from pbm.domain.store import Store
 
 
 def run(*args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess:

@@ -9,9 +9,8 @@ from email.parser import BytesParser
 
 import pytest
 
-from pbm.clock import run_tick
-from pbm.games import load_game, new_board
-from pbm.replies import Request
+from pbm.app.ticker import run_tick
+from pbm.domain.boards import load_game, new_board
 
 from .conftest import flat, text_of, to_of
 from .test_conversations import play_moves
@@ -166,10 +165,10 @@ def test_the_late_players_own_draw_offer_does_not_save_them(game):
 
 
 def test_tournament_boards_default_to_one_day_and_seven_days(game):
-    store, config = game.pipeline.store, game.pipeline.config
-    req = Request(store, config, game.clock.now, config.server.address, None)
+    store = game.pipeline.store
+    ctx = game.pipeline.context(game.clock.now)
     alice, bob = store.find_user("alice"), store.find_user("bob")
-    number = new_board(req, "trax", bob, alice, tournament="ETC26")
+    number = new_board(ctx, "trax", bob, alice, tournament="ETC26")
     row = store.board(number)
     assert (row["nag_days"], row["forfeit_days"], row["tournament"]) == (1, 7, "ETC26")
     assert (board_row(game)["nag_days"], board_row(game)["forfeit_days"]) == (7, 21)
@@ -178,7 +177,7 @@ def test_tournament_boards_default_to_one_day_and_seven_days(game):
     assert [m["Subject"] for m in at(game, start, days=2)] == [f"Nag: Trax Board {number} bob"]
     mails = at(game, start, days=7)
     assert {m["Subject"] for m in mails} == {f"Trax Board {number}", "Nag: Trax Board 101 alice"}
-    assert load_game(req, number).row["reason"] == "forfeit"
+    assert load_game(ctx, number).row["reason"] == "forfeit"
 
 
 def test_a_vacation_pauses_the_clock_and_the_opponents_are_told(game):

@@ -21,9 +21,11 @@ from typing import Callable
 
 import pytest
 
-from pbm.mailpolicy import wire_bytes
-from pbm.pipeline import Result
-from pbm.store import Store
+from pbm.app.messages import wire_bytes
+from pbm.app.pipeline import Result
+from pbm.domain.store import Store
+from pbm.app.reading import body_text
+from pbm.grammar import decode_subject
 
 MESSAGES = Path(__file__).resolve().parents[1] / "data" / "messages"
 PADDING = b"@@PADDING@@"
@@ -300,9 +302,6 @@ def test_a_long_body_is_relayed_shortened(world):
 def _passwords_in(raw: bytes) -> set[str]:
     text = raw.decode("utf-8", "replace") + raw.decode("latin-1")
     msg = BytesParser(policy=compat32).parsebytes(raw)
-    from pbm.grammar import decode_subject
-    from pbm.pipeline import body_text
-
     text += decode_subject(str(msg.get("Subject", ""))) + body_text(msg)
     return {s for s in SECRETS if re.search(rf"(?<![\w]){re.escape(s)}(?![\w])", text)}
 

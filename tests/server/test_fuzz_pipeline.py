@@ -25,9 +25,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbm.config import load_config
-from pbm.mailpolicy import wire_bytes
-from pbm.pipeline import Pipeline, Result
-from pbm.store import Store
+from pbm.app.messages import wire_bytes
+from pbm.app.pipeline import Pipeline, Result
+from pbm.domain.store import Store
 
 from ..test_fuzz import body_text, subject_text
 

@@ -17,7 +17,7 @@ from email.utils import getaddresses
 
 import pytest
 
-from pbm.mailpolicy import wire_bytes
+from pbm.app.messages import wire_bytes
 
 A, B, E = "alice@example.org", "bob@example.org", "eve@example.org"
 #: Only this one foreign address may ever be given (and then get a mail of its own).

@@ -10,8 +10,9 @@ from datetime import timedelta
 import pytest
 
 from pbm.config import load_config
-from pbm.pipeline import Pipeline
-from pbm.store import Store
+from pbm.app.pipeline import Pipeline
+from pbm.domain.store import Store
+from pbm.domain.times import when
 
 from .conftest import Clock, Mailbox, flat, text_of, to_of
 
@@ -76,7 +77,6 @@ def test_every_wrong_password_after_a_lock_doubles_the_next_one(players):
     told = [r for r in replies if to_of(r) == "alice@example.org"]
     assert told and "6 wrong passwords in a row" in flat(told[0])
     second = store.find_user("alice")["locked_until"]
-    from pbm.clock import when
 
     assert when(second) - sixth == timedelta(minutes=30)
     assert when(first) < when(second)

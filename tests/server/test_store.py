@@ -2,8 +2,11 @@
 
 import pytest
 
-from pbm.migrations import MIGRATIONS
-from pbm.store import Store
+from pbm.domain.store.migrations import MIGRATIONS
+from pbm.domain.store import Store
+from pbm.domain.passwords import VerifiedPasswords, hash_password
+from pbm.domain.positions import Positions
+from pbm.trax import Board
 
 
 def test_migrations_apply_once_and_are_recorded(tmp_path):
@@ -41,7 +44,7 @@ def test_passwords_are_stored_hashed_with_a_salt(players, store):
 
 def test_a_failure_while_rendering_rolls_back_the_whole_mail(players, store, monkeypatch):
     players.send("alice@example.org", "trax challenge alice bob")
-    renderer = players.pipeline.renderer
+    renderer = players.pipeline.composer.renderer
 
     def broken(name, **context):
         raise RuntimeError("template trouble")
@@ -60,8 +63,6 @@ def test_a_failure_while_rendering_rolls_back_the_whole_mail(players, store, mon
 
 
 def test_the_password_cache_answers_like_scrypt_and_forgets_changed_passwords():
-    from pbm.passwords import VerifiedPasswords, hash_password
-
     cache = VerifiedPasswords(size=2)
     stored = hash_password("apple")
     assert cache.check("apple", stored) and cache.check("apple", stored)
@@ -74,19 +75,16 @@ def test_the_password_cache_answers_like_scrypt_and_forgets_changed_passwords():
 
 
 def test_kept_positions_are_used_only_when_the_stored_moves_match():
-    from pbm.games import Positions
-    from pbm.trax import Board
-
     positions = Positions(size=2)
     board = Board.replay(["@0/", "B1+"])
-    positions.keep(101, board)
+    positions.keep(101, board, "@0/ B1+")
     assert positions.take(101, "@0/ B1+", "trax") is board
     assert positions.take(101, "@0/ B1+", "trax") is not board  # handed out once, then replayed
-    positions.keep(101, board)
+    positions.keep(101, board, "@0/ B1+")
     other = positions.take(101, "@0/", "trax")  # the database says otherwise: replay
     assert other is not board and [str(m) for m in other.moves] == ["@0/"]
     for n in (1, 2, 3):
-        positions.keep(n, Board())
+        positions.keep(n, Board(), "")
     assert list(positions.kept) == [2, 3]
 
 

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-import pbm.store as store_module
-from pbm.store import FairLock, Store
+import pbm.domain.store.connection as store_module
+from pbm.domain.store import FairLock, Store
 
 
 def test_the_lock_is_handed_over_in_the_order_it_was_asked_for():

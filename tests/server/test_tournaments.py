@@ -9,7 +9,7 @@ from email.parser import BytesParser
 
 import pytest
 
-from pbm.clock import run_tick
+from pbm.app.ticker import run_tick
 from pbm.trax import Board
 
 from .conftest import flat, text_of, to_of

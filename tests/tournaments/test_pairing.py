@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbm.tournaments.pairing import (
+from pbm.domain.pairing import (
     PairingError,
     knockout_bracket,
     knockout_next,

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbm.tournaments.scoring import Game, Standing, crosstable, standings
+from pbm.domain.scoring import Game, Standing, crosstable, standings
 
 # A six-player round robin (A..F = 1..6), each result as the first player's score:
 #

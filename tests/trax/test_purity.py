@@ -6,7 +6,7 @@ from pathlib import Path
 import pbm.trax
 
 ENGINE = Path(pbm.trax.__file__).resolve().parent
-ALLOWED = {"__future__", "dataclasses", "typing", "re"}
+ALLOWED = {"__future__", "collections", "dataclasses", "typing", "re"}
 
 
 def imported_modules(path: Path) -> set[str]:

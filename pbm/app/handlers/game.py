@@ -1,0 +1,247 @@
+"""Game commands: challenges, moves, offers, queues, observers, listings."""
+
+from __future__ import annotations
+
+from pbm.domain.accounts import live_user, login
+from pbm.domain.boards import Game, load_game, new_board, player_game, position_of, selected
+from pbm.domain.refusals import ChallengeRefusedError, IllegalMoveReplyError
+from pbm.domain.store import Row
+from pbm.domain.turns import (
+    Turn,
+    answer,
+    check_number,
+    confirm,
+    propose,
+    queue,
+    require_active,
+    require_turn,
+    resign_or_queue,
+    submit,
+    trial,
+    try_move,
+)
+from pbm.trax import Board, TraxError, get_variant
+
+from ..notices import board_mail, turn_mails, watchers
+from ..request import Reply, Request
+from ..views import board_view
+
+
+def challenge(req: Request) -> list[Reply]:
+    a = req.args
+    ctx, game_name = req.ctx, req.game
+    white, black = live_user(ctx, a.white), live_user(ctx, a.black)
+    if white["id"] == black["id"]:
+        raise ChallengeRefusedError("a game needs two different players")
+    for user in (white, black):
+        pref = req.store.preference(user["id"], game_name)
+        if user["signed_off"]:
+            raise ChallengeRefusedError(f"{user['userid']} has signed off and takes no new games")
+        if not pref["accepting"]:
+            raise ChallengeRefusedError(f"{user['userid']} does not accept {game_name} challenges")
+        limit = pref["game_limit"] if pref["game_limit"] is not None else req.config.games.default_limit
+        if limit and req.store.count_active(user["id"], game_name) >= limit:
+            raise ChallengeRefusedError(
+                f"{user['userid']} already plays {limit} active {game_name} games, their limit"
+            )
+    number = new_board(ctx, game_name, white, black, nag_days=a.nag_days, forfeit_days=a.forfeit_days,
+                       total_days=a.total_days, rated=a.rated)
+    mail = board_mail(ctx, load_game(ctx, number), template="replies/new-board.txt", comment=req.comment)
+    # whoever sent the challenge hears that it worked, player or not
+    return [Reply(mail.template, tuple(dict.fromkeys([*mail.to, req.sender])), mail.context)]
+
+
+def move(req: Request) -> list[Reply]:
+    """``move`` and ``submit``: a tile, or one of the move words."""
+    a = req.args
+    ctx = req.ctx
+    game, user = player_game(ctx, a.board, a.userid, a.password, req.game)
+    require_active(game)
+    written = a.move
+    turn = Turn()
+    if not written.is_tile:
+        if req.command.name == "submit":
+            raise IllegalMoveReplyError(f"submit takes a tile, not {written.word}", view_game=game)
+        if written.word == "resign":
+            return _resign(req, game, user, turn)
+        if written.word in ("propose", "undo"):
+            propose(ctx, game, user, "draw" if written.word == "propose" else "undo", turn)
+        else:
+            answer(ctx, game, user, accept=(written.word == "accept"), turn=turn)
+        return turn_mails(ctx, game, turn, req.comment)
+    check_number(game, written)
+    require_turn(game, user)
+    if req.command.name == "submit":
+        position, played = trial(game, written)
+        submit(ctx, game, user, played)
+        view = board_view(ctx, game, position=position, viewer=user)
+        return [req.to_sender("replies/submitted.txt", view=view, move=played, userid=user["userid"])]
+    try_move(ctx, game, user, str(written.notation), turn)
+    return turn_mails(ctx, game, turn, req.comment)
+
+
+def confirm_move(req: Request) -> list[Reply]:
+    a = req.args
+    game, user = player_game(req.ctx, a.board, a.userid, a.password, req.game)
+    require_active(game)
+    turn = Turn()
+    confirm(req.ctx, game, user, turn)
+    return turn_mails(req.ctx, game, turn, req.comment)
+
+
+def _resign(req: Request, game: Game, user: Row, turn: Turn) -> list[Reply]:
+    if resign_or_queue(req.ctx, game, user, turn):
+        view = board_view(req.ctx, game, viewer=user)
+        return [req.to_sender("replies/queued.txt", view=view, line="resign", userid=user["userid"])]
+    return turn_mails(req.ctx, game, turn, req.comment)
+
+
+def resign(req: Request) -> list[Reply]:
+    a = req.args
+    game, user = player_game(req.ctx, a.board, a.userid, a.password, req.game)
+    require_active(game)
+    return _resign(req, game, user, Turn())
+
+
+def queue_moves(req: Request) -> list[Reply]:
+    a = req.args
+    game, user = player_game(req.ctx, a.board, a.userid, a.password, req.game)
+    require_active(game)
+    words = [str(m.notation) if m.is_tile else m.word for m in a.moves]
+    turn = Turn()
+    if queue(req.ctx, game, user, words, turn):
+        return turn_mails(req.ctx, game, turn, req.comment)
+    view = board_view(req.ctx, game, viewer=user)
+    return [req.to_sender("replies/queued.txt", view=view, line=" ".join(words), userid=user["userid"])]
+
+
+def chat(req: Request) -> list[Reply]:
+    a = req.args
+    game, user = player_game(req.ctx, a.board, a.userid, a.password, req.game)
+    return [Reply("replies/chat.txt", watchers(req.ctx, game, results_only=False),
+                  {"view": board_view(req.ctx, game), "from": user["userid"], "comment": req.comment})]
+
+
+def show(req: Request) -> list[Reply]:
+    a = req.args
+    ctx = req.ctx
+    views = []
+    for ref in a.boards:
+        game, position = position_of(ctx, ref, req.game)
+        views.append(board_view(ctx, game, position=position))
+    users = [live_user(ctx, u) for u in a.userids]
+    if users:
+        views.extend(board_view(ctx, g) for g in selected(ctx, req.game, users, a.selection, "active"))
+    return [req.to_sender("replies/show.txt", views=views, title=get_variant(req.game).title,
+                          userids=[u["userid"] for u in users])]
+
+
+def showas(req: Request) -> list[Reply]:
+    a = req.args
+    ctx = req.ctx
+    user = login(ctx, a.userid, a.password)
+    views = []
+    for ref in a.boards:
+        game, position = position_of(ctx, ref, req.game)
+        views.append(board_view(ctx, game, position=position, viewer=user if game.colour_of(user) else None))
+    if not a.boards:
+        for game in selected(ctx, req.game, [user], a.selection, "active"):
+            views.append(board_view(ctx, game, viewer=user))
+    return [req.to_sender("replies/show.txt", views=views, title=get_variant(req.game).title,
+                          userids=[user["userid"]])]
+
+
+def all_show(req: Request) -> list[Reply]:
+    a = req.args
+    user = live_user(req.ctx, a.userid)
+    views = [board_view(req.ctx, g) for g in selected(req.ctx, None, [user], a.selection, "active")]
+    return [req.to_sender("replies/show.txt", views=views, title="All", userids=[user["userid"]])]
+
+
+def games_table(req: Request) -> list[Reply]:
+    a = req.args
+    users = [live_user(req.ctx, u) for u in a.userids]
+    rows = [board_view(req.ctx, g) for g in selected(req.ctx, req.game, users, a.selection, "all")]
+    return [req.to_sender("replies/games.txt", rows=rows, title=get_variant(req.game).title,
+                          selection=a.selection or "all")]
+
+
+def preview(req: Request) -> list[Reply]:
+    a = req.args
+    if a.board is None:
+        board = Board(req.game)
+        base = None
+    else:
+        game, position = position_of(req.ctx, a.board, req.game)
+        board = (position or game.board).copy()
+        base = str(a.board)
+    played = []
+    for written in a.moves:
+        text = str(written.notation) if written.is_tile else written.word
+        try:
+            played.append(str(board.play(text)))
+        except TraxError as exc:
+            raise IllegalMoveReplyError(f"{text} (preview move {len(played) + 1}): {exc}", position=board) from None
+    return [req.to_sender("replies/preview.txt", board=board, moves=played, base=base,
+                          title=get_variant(req.game).title, outcome=board.outcome())]
+
+
+def record(req: Request) -> list[Reply]:
+    game = load_game(req.ctx, req.args.board, game=req.game)
+    return [req.to_sender("replies/record.txt", view=board_view(req.ctx, game))]
+
+
+def subscribe(req: Request) -> list[Reply]:
+    """``subscribe`` and ``unsubscribe``: one board, or every board of the game type."""
+    a = req.args
+    ctx = req.ctx
+    user = login(ctx, a.userid, a.password)
+    board = None if a.board == "all" else a.board
+    if board is not None:
+        board = load_game(ctx, board, game=req.game).number
+    if req.command.name == "subscribe":
+        req.store.add_watch(user["id"], req.game, board, "subscribe")
+        if board is None:
+            for row in req.store.boards_of_game(req.game):
+                if row["status"] == "active":
+                    req.store.add_watch(user["id"], req.game, row["number"], "subscribe")
+    else:
+        req.store.remove_watch(user["id"], req.game, board)
+    return [req.to_sender("replies/subscribed.txt", userid=user["userid"], board=board,
+                          on=req.command.name == "subscribe", title=get_variant(req.game).title)]
+
+
+def notify(req: Request) -> list[Reply]:
+    a = req.args
+    user = login(req.ctx, a.userid, a.password)
+    boards = [load_game(req.ctx, b, game=req.game).number for b in a.boards]
+    for number in boards:
+        req.store.add_watch(user["id"], req.game, number, "notify")
+    if not boards:
+        req.store.add_watch(user["id"], req.game, None, "notify")
+    return [req.to_sender("replies/notify.txt", userid=user["userid"], boards=boards,
+                          title=get_variant(req.game).title)]
+
+
+def accept_challenges(req: Request) -> list[Reply]:
+    """``accept`` and ``reject``: challenges of this game type, or not."""
+    a = req.args
+    user = login(req.ctx, a.userid, a.password)
+    accepting = req.command.name == "accept"
+    req.store.set_preference(user["id"], req.game, accepting=int(accepting))
+    return [req.to_sender("replies/preference.txt", userid=user["userid"], title=get_variant(req.game).title,
+                          setting="accepting", value=accepting)]
+
+
+def limit_or_seek(req: Request) -> list[Reply]:
+    a = req.args
+    user = login(req.ctx, a.userid, a.password)
+    name = req.command.name
+    value = a.limit if name == "limit" else a.opponents
+    column = "game_limit" if name == "limit" else "seeking"
+    if value is not None:
+        req.store.set_preference(user["id"], req.game, **{column: value})
+    pref = req.store.preference(user["id"], req.game)
+    return [req.to_sender("replies/preference.txt", userid=user["userid"], title=get_variant(req.game).title,
+                          setting=name, value=pref[column],
+                          active=req.store.count_active(user["id"], req.game))]

@@ -1,0 +1,112 @@
+"""Tournament commands: creating, entering, starting, showing, and the
+director's withdrawals, decisions, pairings and announcements."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbm.domain import tournaments
+from pbm.domain.accounts import account_addresses, game_addresses, live_user, login
+from pbm.domain.boards import load_game
+from pbm.domain.refusals import TournamentError
+from pbm.domain.results import conclude
+from pbm.domain.store import Row
+from pbm.domain.tournaments import Progress, as_director, load_event, reload
+from pbm.trax import get_variant
+
+from ..notices import board_mail, event_addresses, tournament_news
+from ..request import Reply, Request
+from ..views import event_context, heading
+
+
+def _director(req: Request) -> tuple[tournaments.Event, Row]:
+    a = req.args
+    return as_director(req.ctx, a.userid, a.password, a.name, req.game)
+
+
+def create(req: Request) -> list[Reply]:
+    a = req.args
+    user = login(req.ctx, a.userid, a.password)
+    event = tournaments.create(
+        req.ctx, user, a.name, req.game, fmt=a.format, rounds=a.rounds, pool_size=a.pool_size, advance=a.advance,
+        nag_days=a.nag_days, forfeit_days=a.forfeit_days, rated=a.rated, max_players=a.max_players,
+        start_date=a.start,
+    )
+    return [Reply("replies/tournament-created.txt", account_addresses(req.store, user, req.sender),
+                  event_context(req.store, event))]
+
+
+def join_or_leave(req: Request) -> list[Reply]:
+    a = req.args
+    user = login(req.ctx, a.userid, a.password)
+    joining = req.command.name == "tournament join"
+    event = tournaments.enter(req.ctx, load_event(req.ctx, a.name, req.game), user, joining=joining)
+    return [Reply("replies/tournament-entry.txt", account_addresses(req.store, user, req.sender),
+                  {**event_context(req.store, event), "userid": user["userid"], "joined": joining})]
+
+
+def start(req: Request) -> list[Reply]:
+    event, _ = _director(req)
+    return tournament_news(req.ctx, tournaments.start_now(req.ctx, event))
+
+
+def show(req: Request) -> list[Reply]:
+    event = load_event(req.ctx, req.args.name, req.game)
+    return [req.to_sender("replies/tournament-show.txt", **event_context(req.store, event))]
+
+
+def list_tournaments(req: Request) -> list[Reply]:
+    groups: dict[str, list[dict[str, Any]]] = {"open": [], "running": [], "finished": []}
+    for row in req.store.tournaments_of_game(req.game):
+        groups[row["status"]].append(heading(reload(req.ctx, row["id"])))
+    return [req.to_sender("replies/tournament-list.txt", title=get_variant(req.game).title, game=req.game,
+                          groups=groups)]
+
+
+def withdraw(req: Request) -> list[Reply]:
+    """The director takes a player out; the player's games in play are forfeited."""
+    ctx = req.ctx
+    event, _ = _director(req)
+    player = live_user(ctx, req.args.player)
+    mails = []
+    progress: list[Progress] = []
+    for number in tournaments.withdraw(ctx, event, player):
+        game = load_game(ctx, number)
+        if game.active:
+            winner = "black" if game.white["id"] == player["id"] else "white"
+            progress += conclude(ctx, game, winner, "forfeit")
+            mails.append(board_mail(ctx, game, events=[{"kind": "withdrawn", "player": player["userid"],
+                                                        "tournament": event.name}]))
+    news = tournament_news(ctx, progress)
+    event = reload(ctx, event.id)
+    context = {**event_context(req.store, event), "player": player["userid"]}
+    forfeited = len(mails)
+    mails.insert(0, req.to_sender("replies/tournament-withdrawn.txt", **context, forfeited=forfeited))
+    if player["id"] != event.row["director_id"]:
+        mails.append(Reply("replies/tournament-withdrawn.txt", game_addresses(req.store, player),
+                           {**context, "forfeited": forfeited}))
+    return [*mails, *news]
+
+
+def result(req: Request) -> list[Reply]:
+    """The director decides a board."""
+    event, user = _director(req)
+    a = req.args
+    game = load_game(req.ctx, a.board)
+    tournaments.check_adjudication(req.ctx, event, game, a.board)
+    progress = conclude(req.ctx, game, None if a.result == "draw" else a.result, "adjudicated")
+    return [board_mail(req.ctx, game, events=[{"kind": "adjudicated", "player": user["userid"]}]),
+            *tournament_news(req.ctx, progress)]
+
+
+def pair(req: Request) -> list[Reply]:
+    event, _ = _director(req)
+    return tournament_news(req.ctx, tournaments.pair_now(req.ctx, event))
+
+
+def announce(req: Request) -> list[Reply]:
+    event, user = _director(req)
+    if not req.comment.strip():
+        raise TournamentError("the announcement goes in the body of the mail, and the body is empty")
+    return [Reply("replies/tournament-announce.txt", event_addresses(req.ctx, event),
+                  {"event": event.name, "from": user["userid"], "comment": req.comment})]

@@ -1,0 +1,153 @@
+"""Mail about what happened: board mail to players and observers, a queue
+that was cancelled or failed, a tournament's rounds and results, an account
+lock, a one-time code.  Each function turns what the domain reports into
+:class:`Reply` objects (data: the words are in the templates)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbm.domain.accounts import game_addresses
+from pbm.domain.boards import Game, load_game
+from pbm.domain.context import Context
+from pbm.domain.security import IssuedCode, LockStarted
+from pbm.domain.store import Row
+from pbm.domain.times import shown
+from pbm.domain.tournaments import Event, LateRound, NotStarted, Progress, reload
+from pbm.domain.turns import QueueNotice, Turn
+
+from .request import Reply
+from .views import board_view, event_context
+
+
+def watchers(ctx: Context, game: Game, *, results_only: bool) -> tuple[str, ...]:
+    """Addresses of a board's players and observers (notify-watchers get
+    results only)."""
+    store = ctx.store
+    out: list[str] = []
+    for user in (game.white, game.black):
+        out.extend(game_addresses(store, user))
+    for w in store.watchers_of(game.number, game.row["game"]):
+        if w["kind"] == "notify" and not results_only:
+            continue
+        user = store.user_by_id(w["user_id"])
+        if user["id"] in (game.white["id"], game.black["id"]) or user["deleted_at"]:
+            continue
+        out.extend(game_addresses(store, user))
+    return tuple(dict.fromkeys(out))
+
+
+def board_mail(ctx: Context, game: Game, *, events: list[dict[str, Any]] | None = None, comment: str = "",
+               template: str = "replies/board.txt") -> Reply:
+    """The board as it stands, to its players and observers (to those who
+    follow results only once it is finished)."""
+    return Reply(
+        template,
+        watchers(ctx, game, results_only=not game.active),
+        {"view": board_view(ctx, game), "events": events or [], "comment": comment},
+    )
+
+
+def queue_notice(ctx: Context, notice: QueueNotice) -> Reply:
+    return Reply(f"replies/queue-{notice.kind}.txt", game_addresses(ctx.store, notice.user), notice.context)
+
+
+def turn_mails(ctx: Context, game: Game, turn: Turn, comment: str) -> list[Reply]:
+    """What a turn sends: the board mail, private queue notices, then what
+    a tournament did because the game ended."""
+    return [board_mail(ctx, game, events=turn.events, comment=comment),
+            *(queue_notice(ctx, n) for n in turn.notices),
+            *tournament_news(ctx, turn.progress)]
+
+
+# ----------------------------------------------------------------------------
+# tournaments
+
+
+def _everyone(ctx: Context, event: Event) -> dict[int, Row]:
+    """Entrants still playing, and the director."""
+    store = ctx.store
+    people = {e["user_id"]: store.user_by_id(e["user_id"]) for e in event.entrants if e["withdrawn_at"] is None}
+    people.setdefault(event.row["director_id"], store.user_by_id(event.row["director_id"]))
+    return people
+
+
+def event_addresses(ctx: Context, event: Event) -> tuple[str, ...]:
+    """The game-mail addresses of the entrants still playing and the director."""
+    to: list[str] = []
+    for person in _everyone(ctx, event).values():
+        to.extend(game_addresses(ctx.store, person))
+    return tuple(dict.fromkeys(to))
+
+
+def round_mails(ctx: Context, event: Event, numbers: tuple[int, ...], why: str) -> list[Reply]:
+    """Board mail for every new board, then every entrant their boards and the table."""
+    mails = []
+    mine: dict[int, list[dict[str, Any]]] = {}
+    for number in numbers:
+        game = load_game(ctx, number)
+        mails.append(board_mail(ctx, game, template="replies/new-board.txt"))
+        for colour, user in (("white", game.white), ("black", game.black)):
+            mine.setdefault(user["id"], []).append({
+                "label": game.row["label"], "number": number, "colour": colour,
+                "opponent": game.opponent(user)["userid"], "moves_first": colour == "white",
+            })
+    context = event_context(ctx.store, event)
+    for uid, user in _everyone(ctx, event).items():
+        mails.append(Reply("replies/tournament-round.txt", game_addresses(ctx.store, user),
+                           {**context, "why": why, "userid": user["userid"], "boards": mine.get(uid, [])}))
+    return mails
+
+
+def final_mails(ctx: Context, event: Event) -> list[Reply]:
+    context = event_context(ctx.store, event)
+    people = _everyone(ctx, event)
+    for e in event.entrants:  # withdrawn players get the final table too
+        people.setdefault(e["user_id"], ctx.store.user_by_id(e["user_id"]))
+    return [Reply("replies/tournament-final.txt", game_addresses(ctx.store, user),
+                  {**context, "userid": user["userid"]})
+            for user in people.values()]
+
+
+def tournament_news(ctx: Context, news: list[Progress] | list[Progress | NotStarted]) -> list[Reply]:
+    """The mail of what tournaments did, in order."""
+    mails: list[Reply] = []
+    for item in news:
+        event = reload(ctx, item.tournament_id)
+        if isinstance(item, NotStarted):
+            director = ctx.store.user_by_id(event.row["director_id"])
+            mails.append(Reply("replies/tournament-not-started.txt", game_addresses(ctx.store, director),
+                               {**event_context(ctx.store, event), "reason": item.reason}))
+        elif item.why == "finished":
+            mails += final_mails(ctx, event)
+        else:
+            mails += round_mails(ctx, event, item.boards, item.why)
+    return mails
+
+
+def late_round_mail(ctx: Context, late: LateRound) -> Reply:
+    """The director hears of a knockout round past its deadline."""
+    event = reload(ctx, late.tournament_id)
+    director = ctx.store.user_by_id(event.row["director_id"])
+    return Reply("replies/tournament-late.txt", game_addresses(ctx.store, director), {
+        **event_context(ctx.store, event), "deadline": shown(late.deadline), "round": late.round,
+        "late": [{"label": b["label"], "number": b["number"]} for b in late.boards]})
+
+
+# ----------------------------------------------------------------------------
+# accounts
+
+
+def lock_notice(ctx: Context, lock: LockStarted, sender: str) -> Reply:
+    """The owner hears that wrong passwords locked the account."""
+    return Reply("replies/account-locked.txt", tuple(ctx.store.confirmed_addresses(lock.user["id"])), {
+        "userid": lock.user["userid"], "failures": lock.failures, "until": shown(lock.until), "sender": sender,
+    })
+
+
+def confirmation_mail(code: IssuedCode, sender: str) -> Reply:
+    """A code to the address it confirms."""
+    assert code.address is not None
+    return Reply("replies/confirm-address.txt", (code.address,), {
+        "userid": code.user["userid"], "code": code.code, "sender": sender, "expires": shown(code.expires),
+    })

@@ -1,0 +1,221 @@
+"""One e-mail in, its replies out: parse, screen, dispatch, render, commit.
+
+The whole of one mail (every command's changes, the record that the mail
+was handled, and its rendered replies in the outbox) is committed in one
+transaction.  A command that fails with a user error rolls back only its own
+changes (a savepoint) and gets an error reply, made here and only here;
+anything unexpected rolls back the whole mail and is re-raised for the caller
+to set the mail aside.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from email.message import Message
+from email.parser import BytesParser
+from email.policy import compat32
+from email.utils import format_datetime, make_msgid
+from typing import Any
+
+from pbm.config import Config
+from pbm.domain.boards import Game
+from pbm.domain.context import Context
+from pbm.domain.passwords import VerifiedPasswords
+from pbm.domain.positions import Positions
+from pbm.domain.refusals import NotAvailableError, PbmError
+from pbm.domain.security import count_failed_login
+from pbm.domain.store import Store
+from pbm.grammar import Command, CommandError, MailCommands, decode_subject, parse_mail_commands
+
+from .compose import Composer, Renderer
+from .handlers import HANDLERS
+from .messages import outgoing, wire_bytes
+from .notices import lock_notice
+from .reading import body_text
+from .request import Reply, Request
+from .screening import message_key, screen, sender_address
+from .views import board_view
+
+
+@dataclass
+class Result:
+    """What became of one mail: ``status`` is ``handled``, ``duplicate`` or
+    ``dropped`` (with ``reason``); ``replies`` are the mails queued."""
+
+    status: str
+    key: str
+    sender: str | None = None
+    reason: str = ""
+    summary: str = ""
+    replies: list[Message] = field(default_factory=list)
+
+
+class _DryRun(Exception):
+    pass
+
+
+@contextmanager
+def transaction(store: Store, *, dry_run: bool = False) -> Iterator[None]:
+    """One transaction that is committed, or with ``dry_run`` rolled back
+    once the block is through (so a dry run shows what would happen)."""
+    try:
+        with store.atomic():
+            yield
+            if dry_run:
+                raise _DryRun
+    except _DryRun:
+        pass
+
+
+def error_reply(ctx: Context, sender: str, exc: PbmError, *, command: Command | None = None) -> Reply:
+    """The one place a refusal becomes a reply: the error's template, what
+    was wrong, the command as sent (passwords masked) and its right form,
+    and the board or position the error is about."""
+    context: dict[str, Any] = {"command": None, "message": exc.message, "right_form": None,
+                               "view": None, "position": exc.position}
+    if command is not None:
+        context.update(command=command.redacted(), right_form=command.spec.usage(command.game))
+    if isinstance(exc.view_game, Game):
+        context["view"] = board_view(ctx, exc.view_game)
+    return Reply(f"errors/{exc.template}.txt", (sender,), context)
+
+
+def _usage_reply(sender: str, error: CommandError) -> Reply:
+    return Reply("errors/usage.txt", (sender,), {"command": error.text, "message": error.reason,
+                                                 "right_form": error.usage, "view": None, "position": None})
+
+
+class Pipeline:
+    def __init__(self, store: Store, config: Config, renderer: Renderer | None = None) -> None:
+        self.store = store
+        self.config = config
+        self.composer = Composer(config, renderer)
+        self.passwords = VerifiedPasswords()
+        self.positions = Positions()
+
+    def context(self, now: datetime) -> Context:
+        """The domain context of work done at ``now``."""
+        return Context(self.store, self.config, now, self.passwords, self.positions)
+
+    # ------------------------------------------------------------------
+
+    def handle(self, raw: bytes, *, now: datetime, dry_run: bool = False) -> Result:
+        msg = BytesParser(policy=compat32).parsebytes(raw)  # header values read as text, decoded where used
+        key = message_key(msg, raw)
+        if self.store.was_handled(key):
+            return Result("duplicate", key)
+        sender = sender_address(msg)
+        why = screen(msg, sender, self.config)
+        if why is not None:
+            if not dry_run:
+                with self.store.atomic():
+                    self.store.record_handled(key, sender, "", "dropped: " + why, now)
+            return Result("dropped", key, sender, reason=why)
+        assert sender is not None
+        limits = self.config.limits
+        commands = None
+        if len(raw) <= limits.max_message_bytes:
+            subject = decode_subject(str(msg.get("Subject", "")))
+            commands = parse_mail_commands(subject, body_text(msg), max_commands=limits.max_command_lines)
+        result = Result("handled", key, sender)
+        # one transaction: the daily count, the commands, the record and the replies
+        with transaction(self.store, dry_run=dry_run):
+            over = self._daily_count(sender, now)
+            if over == "silent":
+                self.store.record_handled(key, sender, "", "dropped: over the daily limit", now)
+                result = Result("dropped", key, sender, reason="over the daily limit of mails answered")
+            else:
+                if over == "notice":
+                    summary = "over the daily limit"
+                    replies = [self._notice("errors/daily-limit.txt", sender,
+                                            cap=limits.replies_per_sender_per_day)]
+                elif commands is None:  # too big to read: one clear reply, nothing done
+                    summary = "too large"
+                    replies = [self._notice("errors/too-large.txt", sender, size=len(raw),
+                                            limit=limits.max_message_bytes)]
+                else:
+                    replies = self._run(commands, sender, now)
+                    summary = "; ".join(
+                        item.redacted() if isinstance(item, Command) else f"error: {item.reason}"
+                        for item in commands
+                    ) or "no command"
+                messages = self.composer.compose(replies, key, now)
+                self.store.record_handled(key, sender, summary, "handled", now)
+                for m in messages:
+                    self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now)
+                result.summary, result.replies = summary, messages
+        return result
+
+    def _daily_count(self, sender: str, now: datetime) -> str | None:
+        """Count this mail against the sender's daily cap (in the mail's own
+        transaction, so a mail handled again after a crash is not counted
+        twice): None while under it, "notice" for the first mail over it,
+        "silent" after that."""
+        day = now.date().isoformat()
+        row = self.store.count_sender_mail(sender, day)
+        if row["mails"] <= self.config.limits.replies_per_sender_per_day:
+            return None
+        if row["noticed"]:
+            return "silent"
+        self.store.mark_sender_noticed(sender, day)
+        return "notice"
+
+    @staticmethod
+    def _notice(template: str, sender: str, **context: Any) -> Reply:
+        """A reply about the mail as a whole (errors/_base.txt, no command)."""
+        return Reply(template, (sender,), {"command": None, "message": "", "right_form": None,
+                                           "view": None, "position": None, **context})
+
+    def exec_command(self, sender: str, subject: str, body: str = "", *, now: datetime, dry_run: bool = False) -> Result:
+        """A command typed by an operator: handled like a mail from ``sender``."""
+        msg = outgoing(
+            sender=("", sender), recipient=self.config.server.address, subject=subject, body=body or "",
+            date=format_datetime(now), message_id=make_msgid(domain=self.composer.domain), auto_reply=False,
+        )
+        return self.handle(wire_bytes(msg), now=now, dry_run=dry_run)
+
+    # ------------------------------------------------------------------
+
+    def _run(self, commands: MailCommands, sender: str, now: datetime) -> list[Reply]:
+        replies: list[Reply] = []
+        items = list(commands)
+        if not items:
+            return [Reply("errors/no-command.txt", (sender,), {})]
+        ctx = self.context(now)
+        for item in items:
+            if isinstance(item, CommandError):
+                replies.append(_usage_reply(sender, item))
+                continue
+            try:
+                handler = HANDLERS.get(item.name)
+                if handler is None:
+                    raise NotAvailableError(f"the command {item.name} is not available on this server yet")
+                with self.store.atomic():
+                    replies.extend(handler(Request(ctx, sender, item, commands.comment)))
+                self.positions.keep_lent()
+            except PbmError as exc:
+                self.positions.drop_lent()
+                # what must stand although the command was rolled back: a wrong password is counted
+                if exc.failed_login is not None:
+                    lock = count_failed_login(ctx, exc.failed_login)
+                    if lock is not None:
+                        replies.append(lock_notice(ctx, lock, sender))
+                replies.append(error_reply(ctx, sender, exc, command=item))
+            except BaseException:
+                self.positions.drop_lent()
+                raise
+        if commands.source in ("multiple", "body"):
+            replies = self._combine(replies, sender)
+        return replies
+
+    @staticmethod
+    def _combine(replies: list[Reply], sender: str) -> list[Reply]:
+        """``multiple``: everything meant for the sender alone goes in one reply."""
+        mine = [r for r in replies if r.to == (sender,)]
+        others = [r for r in replies if r.to != (sender,)]
+        if len(mine) <= 1:
+            return replies
+        return [Reply("replies/combined.txt", (sender,), {"parts": mine}), *others]

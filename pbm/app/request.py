@@ -1,0 +1,60 @@
+"""What handlers get and give: a :class:`Request` in, :class:`Reply` objects out.
+
+Handlers return data (a template name, its context and the recipients); the
+pipeline renders and stores them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pbm.config import Config
+from pbm.domain.context import Context
+from pbm.domain.store import Store
+from pbm.grammar import Command
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One mail to send: ``template`` rendered with ``context`` to ``to``."""
+
+    template: str
+    to: tuple[str, ...]
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Request:
+    """One command of one mail: who sent it, the command, the comment (the
+    mail's body as the players see it), and the domain context it runs in."""
+
+    ctx: Context
+    sender: str
+    command: Command
+    comment: str = ""
+
+    @property
+    def store(self) -> Store:
+        return self.ctx.store
+
+    @property
+    def config(self) -> Config:
+        return self.ctx.config
+
+    @property
+    def now(self) -> datetime:
+        return self.ctx.now
+
+    @property
+    def args(self) -> Any:
+        return self.command.args
+
+    @property
+    def game(self) -> str:
+        """The game type the command names (trax for an account command)."""
+        return self.command.game or "trax"
+
+    def to_sender(self, template: str, **context: Any) -> Reply:
+        return Reply(template, (self.sender,), context)

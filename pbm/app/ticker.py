@@ -1,0 +1,77 @@
+"""The clock work: reminders and forfeits on every active board, and the
+tournaments whose day has come, as of one moment.
+
+The daemon runs it every ``[games] clock_interval_seconds`` and ``pbm tick``
+once; either way it is idempotent, so running it twice at the same moment
+sends nothing twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from email.message import Message
+
+from pbm.domain import clocks, tournaments
+from pbm.domain.accounts import game_addresses
+from pbm.domain.context import Context
+from pbm.domain.times import shown, span, stamp
+
+from .messages import wire_bytes
+from .notices import board_mail, late_round_mail, tournament_news
+from .pipeline import Pipeline, transaction
+from .request import Reply
+
+log = logging.getLogger("pbm.clock")
+
+
+def tick(ctx: Context) -> list[Reply]:
+    """The mail of what is due at ``ctx.now``.  Runs in the caller's
+    transaction; each board in its own savepoint, so one board that fails is
+    logged and skipped, and the others go on."""
+    replies: list[Reply] = []
+    for row in ctx.store.active_boards():
+        try:
+            with ctx.store.atomic():
+                what = clocks.due(ctx, row)
+                if what is not None:
+                    replies.extend(_act(ctx, row, what))
+            ctx.positions.keep_lent()
+        except Exception:  # noqa: BLE001 - one broken board must not stop the clock
+            ctx.positions.drop_lent()
+            log.exception("clock work failed on board %s", row["number"])
+    try:
+        with ctx.store.atomic():
+            replies.extend(late_round_mail(ctx, late) for late in tournaments.late_rounds(ctx))
+            replies.extend(tournament_news(ctx, tournaments.start_due(ctx)))
+        ctx.positions.keep_lent()
+    except Exception:  # noqa: BLE001
+        ctx.positions.drop_lent()
+        log.exception("clock work failed starting tournaments")
+    return replies
+
+
+def _act(ctx: Context, row: dict[str, object], what: clocks.Due) -> list[Reply]:
+    acted = clocks.act(ctx, row, what)
+    game = acted.game
+    if acted.event is not None:
+        return [board_mail(ctx, game, events=[acted.event]), *tournament_news(ctx, acted.progress)]
+    user = game.to_move
+    mail = board_mail(ctx, game, template="replies/nag.txt")
+    context = {**mail.context, "userid": user["userid"], "waited": span(what.waited),
+               "forfeit_at": shown(ctx.now + what.left), "left": span(what.left)}
+    return [Reply(mail.template, game_addresses(ctx.store, user), context)]
+
+
+def run_tick(pipeline: Pipeline, now: datetime, *, dry_run: bool = False) -> list[Message]:
+    """Do the clock work as of ``now`` in one transaction and queue its mail;
+    returns the messages (with ``dry_run`` nothing is kept)."""
+    store = pipeline.store
+    messages: list[Message] = []
+    with transaction(store, dry_run=dry_run):
+        messages = pipeline.composer.compose(tick(pipeline.context(now)), "clock", now)
+        for m in messages:
+            store.queue_reply(None, str(m["To"]), wire_bytes(m), now)
+    if messages:
+        log.info("clock work at %s: %d mail(s)", stamp(now), len(messages))
+    return messages

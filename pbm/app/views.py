@@ -1,0 +1,169 @@
+"""Views: what the templates show about a board or a tournament, as data.
+
+Every value here is a fact (names, numbers, states, times as mail shows
+them); the sentences around them are in the templates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbm.domain.boards import Game, colour_of_turn, mover_id
+from pbm.domain.clocks import BoardClock, board_clock
+from pbm.domain.ratings import rating_changes
+from pbm.domain.store import Row, Store
+from pbm.domain.tournaments import FORMAT_NAMES, Event, games_and_byes, group_standings
+from pbm.domain import scoring
+from pbm.domain.context import Context
+from pbm.domain.times import shown, span
+from pbm.trax import Board, get_variant
+
+# ----------------------------------------------------------------------------
+# boards
+
+
+def clock_view(clock: BoardClock) -> dict[str, Any]:
+    return {
+        "used": {c: span(t) for c, t in clock.used.items()},
+        "waiting": span(clock.waiting) if clock.waiting is not None else None,
+        "away": {c: shown(t) for c, t in clock.away.items()},
+    }
+
+
+def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewer: Row | None = None) -> dict[str, Any]:
+    """Everything a template shows about a board (``position``: an earlier
+    position of it instead; ``viewer``: a player, who sees their own queue)."""
+    row = game.row
+    variant = get_variant(row["game"])
+    board = position or game.board
+    moves = ctx.store.moves_of(game.number)
+    names = {game.white["id"]: game.white["userid"], game.black["id"]: game.black["userid"]}
+    listed = [
+        {"number": m["ply"], "move": m["move"], "auto": bool(m["auto"]), "player": names.get(m["user_id"], "?"),
+         "colour": colour_of_turn(m["ply"])}
+        for m in moves
+    ][: board.ply]
+    pending = None
+    if row["pending_kind"] and game.active:
+        pending = {"kind": row["pending_kind"], "by": names.get(row["pending_by"], "?")}
+    queued = ctx.store.queued(game.number, viewer["id"]) if viewer is not None else None
+    outcome_winner = row["winner"]
+    return {
+        "number": game.number,
+        "game": row["game"],
+        "title": variant.title,
+        "white": game.white["userid"],
+        "black": game.black["userid"],
+        "active": game.active and position is None,
+        "finished": not game.active,
+        "to_move": game.player(board.turn)["userid"] if game.active else None,
+        "to_move_colour": board.turn,
+        "winner": game.player(outcome_winner)["userid"] if outcome_winner else None,
+        "winner_colour": outcome_winner,
+        "reason": row["reason"],
+        "rated": bool(row["rated"]),
+        "moves": listed,
+        "ply": board.ply,
+        "after": position.ply if position is not None else None,
+        "pending": pending,
+        "queued": queued,
+        "board": board,
+        "created_at": shown(row["created_at"]),
+        "updated_at": shown(row["updated_at"]),
+        "last_move_at": shown(moves[-1]["played_at"]) if moves else None,
+        "now": shown(ctx.now),
+        "limits": {"nag_days": row["nag_days"], "forfeit_days": row["forfeit_days"], "total_days": row["total_days"]},
+        "clock": clock_view(board_clock(ctx.store, row, moves, ctx.now)),
+        "tournament": row["tournament"],
+        "label": row["label"],
+        "ratings": rating_changes(row),
+    }
+
+
+# ----------------------------------------------------------------------------
+# tournaments
+
+
+def group_table(event: Event, stage: str | None) -> dict[str, Any]:
+    """The table of a group: all games (``stage`` None), a pool (its
+    letter) or the final; each row with its crosstable cells (a result
+    mark per game against each other player)."""
+    table = group_standings(event, stage)
+    pairings = [p for p in event.pairings if stage is None or p["stage"] == stage]
+    order = [s.player for s in table]
+    grid = scoring.crosstable(order, games_and_byes(pairings)[0])
+    withdrawn = {e["user_id"] for e in event.entrants if e["withdrawn_at"] is not None}
+    marks = {1.0: "1", 0.5: "½", 0.0: "0", None: "."}
+    rows = []
+    for s in table:
+        cells = []
+        for other in order:
+            if other == s.player:
+                cells.append("*")
+            else:
+                cells.append("".join(marks[r] for r in grid.get(s.player, {}).get(other, [])))
+        rows.append({
+            "rank": s.rank, "userid": event.userid(s.player), "withdrawn": s.player in withdrawn,
+            "cells": cells, "score": s.score, "sb": s.sonneborn_berger, "buchholz": s.buchholz,
+            "wins": s.wins, "games": s.games, "byes": s.byes,
+        })
+    width = max([len(c) for r in rows for c in r["cells"]] + [1])
+    return {"stage": stage, "rows": rows, "width": max(width, 2), "size": len(rows),
+            "swiss": event.row["format"] == "swiss", "withdrawn": bool(withdrawn & set(order))}
+
+
+def tables(event: Event) -> list[dict[str, Any]]:
+    if event.row["format"] == "pools":
+        out = [group_table(event, letter) for letter in sorted({e["pool"] for e in event.entrants if e["pool"]})]
+        if any(p["stage"] == "final" for p in event.pairings):
+            out.append(group_table(event, "final"))
+        return out
+    return [group_table(event, None)]
+
+
+def heading(event: Event) -> dict[str, Any]:
+    """The facts of an event's one-line heading: name, game type, format,
+    players, how far it is."""
+    t = event.row
+    return {
+        "name": t["name"], "game": t["game"], "format": t["format"], "format_name": FORMAT_NAMES[t["format"]],
+        "players": len(event.entrants), "status": t["status"], "round": t["round"], "rounds": t["rounds"],
+        "stage": t["stage"],
+        "played": sum(1 for p in event.pairings if p["result"] is not None and p["black_id"] is not None),
+        "games": sum(1 for p in event.pairings if p["black_id"] is not None),
+    }
+
+
+def rounds_view(store: Store, event: Event) -> list[dict[str, Any]]:
+    """Every pairing, grouped by stage and round, with its state."""
+    out: dict[tuple[bool, str, int], dict[str, Any]] = {}
+    for p in event.pairings:
+        stage = p["stage"]
+        key = (stage == "final", stage, p["round"])
+        group = out.setdefault(key, {"stage": stage, "round": p["round"], "games": []})
+        if p["black_id"] is None:
+            group["games"].append({"bye": True, "number": None, "white": event.userid(p["white_id"])})
+            continue
+        board = store.board(p["board"])
+        assert board is not None
+        game = {"bye": False, "label": board["label"], "number": board["number"],
+                "white": event.userid(p["white_id"]), "black": event.userid(p["black_id"]),
+                "result": p["result"], "reason": board["reason"], "to_move": None, "next_move": None}
+        if p["result"] is None:
+            game["to_move"] = event.userid(mover_id(board))
+            game["next_move"] = len(board["moves"].split()) + 1
+        group["games"].append(game)
+    return [out[k] for k in sorted(out)]
+
+
+def event_context(store: Store, event: Event) -> dict[str, Any]:
+    """Everything the tournament templates show about an event."""
+    t = event.row
+    return {
+        "event": t["name"], "heading": heading(event), "game": t["game"], "title": get_variant(t["game"]).title,
+        "format": FORMAT_NAMES[t["format"]], "status": t["status"], "tables": tables(event),
+        "rounds": rounds_view(store, event), "director": store.user_by_id(t["director_id"])["userid"],
+        "nag_days": t["nag_days"], "forfeit_days": t["forfeit_days"], "rated": bool(t["rated"]),
+        "entrants": [{"userid": e["userid"], "withdrawn": e["withdrawn_at"] is not None} for e in event.entrants],
+        "start_date": t["start_date"], "max_players": t["max_players"],
+    }

@@ -1,0 +1,78 @@
+"""Accounts: finding users, logging in, passwords, and where their mail goes."""
+
+from __future__ import annotations
+
+from pbm.grammar import Password, UserId
+
+from . import security
+from .context import Context
+from .passwords import hash_password
+from .refusals import AccountLockedError, BadAddressError, NotAllowedError, UnknownUserError
+from .store import Row, Store
+from .times import shown
+
+
+def live_user(ctx: Context, userid: UserId) -> Row:
+    """The live account with that userid, or UnknownUserError."""
+    row = ctx.store.find_user(userid.key)
+    if row is None or row["deleted_at"] is not None:
+        raise UnknownUserError(f"there is no user {userid}")
+    return row
+
+
+def login(ctx: Context, userid: UserId, password: Password, *, reset_code: bool = False) -> Row:
+    """The account, if the password is right; one answer for every failure.
+
+    Wrong passwords are counted (after the command's own changes are rolled
+    back: see ``failed_login`` of :class:`~.refusals.PbmError`) and lock the
+    userid for a while; with ``reset_code`` a live code from "password
+    reset" is taken as well, even while locked."""
+    row = ctx.store.find_user(userid.key)
+    if row is None or row["deleted_at"] is not None:
+        raise NotAllowedError("wrong userid or password")
+    if reset_code and security.take_reset_code(ctx, row, password.reveal()):
+        ctx.store.set_login_state(row["id"], 0, None)
+        return row
+    if row["operator_locked"]:
+        raise AccountLockedError(f"the account {row['userid']} is locked by the server's operator")
+    until = security.locked_until(row, ctx.now)
+    if until is not None:
+        raise AccountLockedError(
+            f"after too many wrong passwords, the account {row['userid']} is locked until {shown(until)}"
+        )
+    if not ctx.passwords.check(password.reveal(), row["password_hash"]):
+        raise NotAllowedError("wrong userid or password", failed_login=row["id"])
+    if row["failed_logins"]:
+        ctx.store.set_login_state(row["id"], 0, None)
+    return row
+
+
+def new_password_hash(ctx: Context, password: Password) -> str:
+    """Hash a new password (and remember it as checked)."""
+    stored = hash_password(password.reveal())
+    ctx.passwords.remember(password.reveal(), stored)
+    return stored
+
+
+def checked_addresses(addresses: tuple[str, ...], sender: str) -> list[str]:
+    """The addresses an account is to have (the sender's when none are
+    given); BadAddressError for one that is no mail address."""
+    out = list(addresses) or [sender]
+    for address in out:
+        if "@" not in address or any(c in address for c in "\r\n<>,;\"' "):
+            raise BadAddressError(f"{address} is not an e-mail address")
+    return out
+
+
+def game_addresses(store: Store, user: Row) -> tuple[str, ...]:
+    """Where game mail for the user goes: the confirmed addresses (nothing
+    once signed off)."""
+    if user["signed_off"]:
+        return ()
+    return tuple(store.confirmed_addresses(user["id"]))
+
+
+def account_addresses(store: Store, user: Row, sender: str) -> tuple[str, ...]:
+    """Where news about an account goes: its confirmed addresses (even when
+    signed off) and whoever sent the command."""
+    return tuple(dict.fromkeys([*store.confirmed_addresses(user["id"]), sender]))

@@ -1,0 +1,185 @@
+"""Boards: loading them with their position and players, creating them, and
+finding a player's boards.
+
+A board's state is its move list; the engine replays it when a command
+needs the position (the recorded games replay at tens of thousands of moves
+per second), unless :mod:`.positions` still holds it from an earlier command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pbm.grammar import BoardRef, Password, UserId
+from pbm.trax import Board
+
+from .accounts import login
+from .context import Context
+from .refusals import ChallengeRefusedError, NotAllowedError, UnknownBoardError, WrongGameError
+from .store import Row
+from .times import stamp
+
+COLOURS = ("white", "black")
+
+
+def colour_to_move(ply: int) -> str:
+    """Whose turn it is after ``ply`` turns: white begins."""
+    return COLOURS[ply % 2]
+
+
+def colour_of_turn(number: int) -> str:
+    """The colour that played turn ``number`` (counted from 1)."""
+    return COLOURS[(number - 1) % 2]
+
+
+def other_colour(colour: str) -> str:
+    return COLOURS[1 - COLOURS.index(colour)]
+
+
+def mover_id(row: Row) -> int:
+    """The user to move on a stored board, without replaying it."""
+    colour = colour_to_move(len(row["moves"].split()))
+    return int(row[f"{colour}_id"])
+
+
+def times_problem(nag_days: float, forfeit_days: float) -> str | None:
+    """What is wrong with a board's times, if anything: the reminder must
+    come before the forfeit."""
+    if nag_days >= forfeit_days:
+        return (f"the nag time ({nag_days:g} days) must be shorter than the forfeit time "
+                f"({forfeit_days:g} days)")
+    return None
+
+
+@dataclass
+class Game:
+    """A board row with its position and players loaded."""
+
+    row: Row
+    board: Board
+    white: Row
+    black: Row
+
+    @property
+    def number(self) -> int:
+        return int(self.row["number"])
+
+    @property
+    def active(self) -> bool:
+        return bool(self.row["status"] == "active")
+
+    def player(self, colour: str) -> Row:
+        return self.white if colour == "white" else self.black
+
+    def colour_of(self, user: Row) -> str | None:
+        if user["id"] == self.white["id"]:
+            return "white"
+        if user["id"] == self.black["id"]:
+            return "black"
+        return None
+
+    def opponent(self, user: Row) -> Row:
+        return self.black if user["id"] == self.white["id"] else self.white
+
+    @property
+    def to_move(self) -> Row:
+        return self.player(self.board.turn)
+
+
+def load_game(ctx: Context, number: int | str, *, game: str | None = None) -> Game:
+    """A board by number, or a tournament board by its name; with ``game``,
+    it must be of that game type."""
+    row = ctx.store.board(number) if isinstance(number, int) else ctx.store.board_by_label(number)
+    if row is None:
+        raise UnknownBoardError(f"there is no board {number}")
+    number = int(row["number"])
+    if game is not None and row["game"] != game:
+        raise WrongGameError(f"board {number} is a {row['game']} board")
+    board = ctx.positions.take(number, row["moves"], row["game"])
+    store = ctx.store
+    loaded = Game(row, board, store.user_by_id(row["white_id"]), store.user_by_id(row["black_id"]))
+    ctx.positions.lend(number, loaded)
+    return loaded
+
+
+def player_game(ctx: Context, number: int | str, userid: UserId, password: Password, game: str) -> tuple[Game, Row]:
+    """The board and the logged-in user, who must be one of its players."""
+    user = login(ctx, userid, password)
+    loaded = load_game(ctx, number, game=game)
+    if loaded.colour_of(user) is None:
+        raise NotAllowedError("wrong userid or password")
+    return loaded, user
+
+
+def position_of(ctx: Context, ref: BoardRef, game_name: str) -> tuple[Game, Board | None]:
+    """The board a reference names and, for ``101#N``, its position after move N."""
+    loaded = load_game(ctx, ref.number, game=game_name)
+    if ref.after is None:
+        return loaded, None
+    if ref.after > loaded.board.ply:
+        raise UnknownBoardError(
+            f"board {ref.number} has only {loaded.board.ply} moves, so there is no position after move {ref.after}"
+        )
+    return loaded, loaded.board.after(ref.after)
+
+
+def new_board(ctx: Context, game_name: str, white: Row, black: Row, *, tournament: str | None = None,
+              label: str | None = None, nag_days: float | None = None, forfeit_days: float | None = None,
+              total_days: float | None = None, rated: bool = True) -> int:
+    """Create a board; clock limits not given come from the config (the
+    tournament ones for a tournament board).  Observers of every board of
+    the game type observe it too."""
+    cfg = ctx.config.games
+    if nag_days is None:
+        nag_days = cfg.tournament_nag_days if tournament else cfg.nag_days
+    if forfeit_days is None:
+        forfeit_days = cfg.tournament_forfeit_days if tournament else cfg.forfeit_days
+    problem = times_problem(nag_days, forfeit_days)
+    if problem:
+        raise ChallengeRefusedError(problem)
+    now = stamp(ctx.now)
+    number = ctx.store.create_board(
+        game=game_name, white_id=white["id"], black_id=black["id"], tournament=tournament, label=label,
+        nag_days=nag_days, forfeit_days=forfeit_days,
+        total_days=total_days, rated=int(rated), created_at=now, updated_at=now, turn_since=now,
+    )
+    for w in ctx.store.auto_subscriptions(game_name):
+        ctx.store.add_watch(w["user_id"], game_name, number, w["kind"])
+    return number
+
+
+def opponents_in_play(ctx: Context, user: Row) -> list[tuple[Row, list[int]]]:
+    """The opponents of a user's active boards (every game type), each with
+    the numbers of the boards they share."""
+    shared: dict[int, list[int]] = {}
+    for row in ctx.store.boards_of([user["id"]]):
+        if row["status"] == "active":
+            other = row["black_id"] if row["white_id"] == user["id"] else row["white_id"]
+            shared.setdefault(other, []).append(row["number"])
+    return [(ctx.store.user_by_id(uid), numbers) for uid, numbers in shared.items()]
+
+
+def selected(ctx: Context, game_name: str | None, users: list[Row], selection: str | None,
+             default: str) -> list[Game]:
+    """The boards of these users (every board of the game type when there
+    are none) that match all, active, inactive or next (whose turn it is:
+    one of the users', or anyone's when there are none)."""
+    if users:
+        rows = ctx.store.boards_of([u["id"] for u in users], game_name)
+    elif game_name is not None:
+        rows = ctx.store.boards_of_game(game_name)
+    else:
+        rows = []
+    ids = {u["id"] for u in users}
+    which = selection or default
+    out = []
+    for row in rows:
+        if which in ("active", "next") and row["status"] != "active":
+            continue
+        if which == "inactive" and row["status"] == "active":
+            continue
+        loaded = load_game(ctx, row["number"])
+        if which == "next" and ids and loaded.to_move["id"] not in ids:
+            continue
+        out.append(loaded)
+    return out

@@ -1,0 +1,25 @@
+"""What every domain operation works in: the store, the configuration, the
+moment it happens at, and the caches kept between mails."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pbm.config import Config
+
+from .passwords import VerifiedPasswords
+from .positions import Positions
+from .store import Store
+
+
+@dataclass
+class Context:
+    """``now`` is the moment of the mail (or of the clock work) being
+    handled; ``passwords`` and ``positions`` live as long as the pipeline."""
+
+    store: Store
+    config: Config
+    now: datetime
+    passwords: VerifiedPasswords = field(default_factory=VerifiedPasswords)
+    positions: Positions = field(default_factory=Positions)

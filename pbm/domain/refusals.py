@@ -1,0 +1,113 @@
+"""Refusals: the errors a player can be told about.
+
+Each names the template of its reply (``templates/errors/<template>.txt``);
+its message says what was wrong.  Exactly one place, the pipeline, turns them
+into replies.  Wrong user, wrong password and "not your board" share one
+error, so that a reply never tells who exists.
+"""
+
+from __future__ import annotations
+
+
+class PbmError(Exception):
+    """Base: ``template`` names the error reply and ``message`` says why.
+
+    ``view_game``: the board (a :class:`pbm.domain.boards.Game`) the reply
+    shows as it stands; ``position``: a position (a ``pbm.trax.Board``) the
+    reply draws instead; ``failed_login``: the id of the user whose wrong
+    password is counted once the command has been rolled back.
+    """
+
+    template = "error"
+
+    def __init__(self, message: str = "", *, view_game: object = None, position: object = None,
+                 failed_login: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.view_game = view_game
+        self.position = position
+        self.failed_login = failed_login
+
+
+class NotAllowedError(PbmError):
+    """Wrong userid or password, or not a player of that board."""
+
+    template = "not-allowed"
+
+
+class UnknownBoardError(PbmError):
+    template = "unknown-board"
+
+
+class UnknownUserError(PbmError):
+    """A user named as opponent, recipient or subject of a show does not exist."""
+
+    template = "unknown-user"
+
+
+class UseridTakenError(PbmError):
+    template = "userid-taken"
+
+
+class BadAddressError(PbmError):
+    template = "bad-address"
+
+
+class GameOverError(PbmError):
+    template = "game-over"
+
+
+class NotYourTurnError(PbmError):
+    template = "not-your-turn"
+
+
+class StaleMoveError(PbmError):
+    template = "stale-move"
+
+
+class IllegalMoveReplyError(PbmError):
+    """The engine refused the move: the reply shows the reason and the board."""
+
+    template = "illegal-move"
+
+
+class ChallengeRefusedError(PbmError):
+    template = "challenge-refused"
+
+
+class NothingPendingError(PbmError):
+    template = "nothing-pending"
+
+
+class WrongGameError(PbmError):
+    """A board addressed with another game type's command."""
+
+    template = "wrong-game"
+
+
+class NotAvailableError(PbmError):
+    """A command of the language that this server does not offer yet."""
+
+    template = "not-available"
+
+
+class VacationRefusedError(PbmError):
+    """A vacation longer than the days left this year."""
+
+    template = "vacation-refused"
+
+
+class AccountLockedError(PbmError):
+    """Too many wrong passwords (for a while), or locked by the operator."""
+
+    template = "account-locked"
+
+
+class DailyLimitError(PbmError):
+    """A per-day cap (broadcasts) is reached."""
+
+    template = "error"
+
+
+class TournamentError(PbmError):
+    """A tournament command that cannot be done now (the message says why)."""

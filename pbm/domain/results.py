@@ -1,0 +1,43 @@
+"""The one place a game ends.
+
+:func:`conclude` is called for every way a game can end: a move that makes a
+loop or a line (or leaves no legal move in 8x8 Trax), a resignation, an
+accepted draw, a forfeit on time, a player who leaves, and a director's
+decision.  It writes the result, clears what was pending on the board,
+rates a rated game, and moves a tournament on.
+"""
+
+from __future__ import annotations
+
+from .boards import Game
+from .context import Context
+from .ratings import record_result
+from .times import stamp
+from .tournaments import Progress, board_finished
+
+#: Why a game ended: the engine's reasons (loop, line, draw) and the server's.
+REASONS = ("loop", "line", "draw", "agreed", "resign", "cancelled", "forfeit", "adjudicated")
+
+
+def conclude(ctx: Context, game: Game, winner: str | None, reason: str) -> list[Progress]:
+    """End the game: ``winner`` is a colour (None for a draw or a
+    cancellation).  A rated game (unless cancelled) updates both ratings; a
+    cancelled one is no longer rated.  What its tournament did because of it
+    is returned."""
+    assert reason in REASONS, reason
+    now = stamp(ctx.now)
+    ended = {"status": "finished", "winner": winner, "reason": reason, "pending_kind": None, "pending_by": None,
+             "updated_at": now, "finished_at": now}
+    game.row.update(ended)
+    if reason == "cancelled":
+        # the board mail of the cancellation still shows the game as it was
+        # offered; the stored board, and every later view, is unrated
+        ctx.store.update_board(game.number, **ended, rated=0)
+    else:
+        ctx.store.update_board(game.number, **ended)
+    ctx.store.clear_pending_moves(game.number)
+    if game.row["rated"] and reason != "cancelled":
+        game.row.update(record_result(ctx.store, game.row, ctx.now))
+    if game.row["tournament"]:
+        return board_finished(ctx, game)
+    return []

@@ -1,0 +1,24 @@
+"""Storage: the only code that talks to SQLite (through sqlite-utils).
+
+Every state change happens inside :meth:`Store.atomic`; the pipeline wraps a
+whole mail (its commands, the record that it was handled, and its rendered
+replies) in one such block, so a crash leaves either all of it or none.
+Method names say what they read or write.  :class:`Store` is made of one
+class per group of tables (accounts, boards, mail, tournaments) over the
+connection (:mod:`.connection`); the schema is in :mod:`.migrations`.
+"""
+
+from __future__ import annotations
+
+from .accounts import AccountTables
+from .boards import BoardTables
+from .connection import BUSY_TIMEOUT_SECONDS, FairLock, Row, is_busy
+from .mail import MailTables
+from .tournaments import TournamentTables
+
+
+class Store(AccountTables, BoardTables, MailTables, TournamentTables):
+    """One connection to the database, with every table's reads and writes."""
+
+
+__all__ = ["BUSY_TIMEOUT_SECONDS", "FairLock", "Row", "Store", "is_busy"]

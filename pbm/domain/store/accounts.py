@@ -1,0 +1,146 @@
+"""The store's account tables: users, their addresses, per-game preferences,
+login state and one-time codes, vacations and broadcasts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ..times import stamp
+from .connection import Row, StoreBase
+
+DEFAULT_PREFERENCE = {"accepting": 1, "game_limit": None, "seeking": 0}
+
+
+class AccountTables(StoreBase):
+    # ------------------------------------------------------------------
+    # users and addresses
+
+    def find_user(self, key: str) -> Row | None:
+        """The account whose case-folded userid is ``key`` (deleted ones too)."""
+        return self._one("SELECT * FROM users WHERE key = ?", (key,))
+
+    def user_by_id(self, user_id: int) -> Row:
+        row = self._one("SELECT * FROM users WHERE id = ?", (user_id,))
+        assert row is not None, user_id
+        return row
+
+    def create_user(self, userid: str, key: str, password_hash: str, addresses: list[str], now: datetime) -> Row:
+        user_id = self._insert("users", {"userid": userid, "key": key, "password_hash": password_hash,
+                                         "created_at": stamp(now)})
+        self.replace_addresses(user_id, addresses)
+        return self.user_by_id(user_id)
+
+    def all_users(self) -> list[Row]:
+        """Every account that is not deleted."""
+        return self._all("SELECT * FROM users WHERE deleted_at IS NULL ORDER BY key")
+
+    def addresses_of(self, user_id: int) -> list[str]:
+        rows = self._all("SELECT address FROM addresses WHERE user_id = ? ORDER BY position", (user_id,))
+        return [r["address"] for r in rows]
+
+    def address_rows(self, user_id: int) -> list[Row]:
+        return self._all("SELECT * FROM addresses WHERE user_id = ? ORDER BY position", (user_id,))
+
+    def confirmed_addresses(self, user_id: int) -> list[str]:
+        rows = self._all(
+            "SELECT address FROM addresses WHERE user_id = ? AND confirmed = 1 ORDER BY position", (user_id,)
+        )
+        return [r["address"] for r in rows]
+
+    def replace_addresses(self, user_id: int, addresses: list[str]) -> None:
+        """The user's addresses become ``addresses`` in that order (a repeat,
+        in any case, is left out); new ones start confirmed."""
+        self._run("DELETE FROM addresses WHERE user_id = ?", (user_id,))
+        seen: list[str] = []
+        for address in addresses:
+            if address.lower() not in (a.lower() for a in seen):
+                seen.append(address)
+        if seen:
+            self.db.table("addresses").insert_all(
+                {"user_id": user_id, "position": position, "address": address}
+                for position, address in enumerate(seen)
+            )
+
+    def set_confirmed(self, user_id: int, address: str) -> int:
+        return self._run(
+            "UPDATE addresses SET confirmed = 1 WHERE user_id = ? AND lower(address) = lower(?)", (user_id, address)
+        ).rowcount
+
+    def set_unconfirmed(self, user_id: int, addresses: list[str]) -> None:
+        for address in addresses:
+            self._run(
+                "UPDATE addresses SET confirmed = 0 WHERE user_id = ? AND lower(address) = lower(?)",
+                (user_id, address),
+            )
+
+    def set_password_hash(self, user_id: int, password_hash: str) -> None:
+        self._update("users", "id", user_id, {"password_hash": password_hash})
+
+    def set_signed_off(self, user_id: int, signed_off: bool) -> None:
+        self._update("users", "id", user_id, {"signed_off": int(signed_off)})
+
+    def delete_user(self, user_id: int, now: datetime) -> None:
+        """Close an account; the row stays so that old boards keep their players."""
+        for table in ("queued", "submitted", "addresses", "watchers"):
+            self.db.table(table).delete_where("user_id = ?", [user_id])
+        self._update("users", "id", user_id, {"deleted_at": stamp(now), "password_hash": "", "signed_off": 1})
+
+    # ------------------------------------------------------------------
+    # login state and one-time codes
+
+    def set_login_state(self, user_id: int, failed_logins: int, locked_until: datetime | None) -> None:
+        self._update("users", "id", user_id, {"failed_logins": failed_logins,
+                                              "locked_until": stamp(locked_until) if locked_until else None})
+
+    def set_operator_lock(self, user_id: int, locked: bool) -> None:
+        self._update("users", "id", user_id, {"operator_locked": int(locked)})
+
+    def add_code(self, user_id: int, kind: str, address: str | None, code_hash: str, now: datetime,
+                 expires: datetime) -> int:
+        return self._insert("codes", {"user_id": user_id, "kind": kind, "address": address, "code_hash": code_hash,
+                                      "created_at": stamp(now), "expires_at": stamp(expires)})
+
+    def live_codes(self, kind: str, now: datetime, user_id: int | None = None) -> list[Row]:
+        if user_id is None:
+            return self._all("SELECT * FROM codes WHERE kind = ? AND used_at IS NULL AND expires_at > ? ORDER BY id",
+                             (kind, stamp(now)))
+        return self._all("SELECT * FROM codes WHERE kind = ? AND used_at IS NULL AND expires_at > ? "
+                         "AND user_id = ? ORDER BY id", (kind, stamp(now), user_id))
+
+    def use_code(self, code_id: int, now: datetime) -> None:
+        self._update("codes", "id", code_id, {"used_at": stamp(now)})
+
+    # ------------------------------------------------------------------
+    # per-game preferences
+
+    def preference(self, user_id: int, game: str) -> Row:
+        row = self._one("SELECT * FROM preferences WHERE user_id = ? AND game = ?", (user_id, game))
+        return row or {"user_id": user_id, "game": game, **DEFAULT_PREFERENCE}
+
+    def set_preference(self, user_id: int, game: str, **values: Any) -> None:
+        row = self.preference(user_id, game)
+        row.update(values)
+        self._upsert("preferences", row, pk=("user_id", "game"))
+
+    def preferences_of_game(self, game: str) -> dict[int, Row]:
+        return {r["user_id"]: r for r in self._all("SELECT * FROM preferences WHERE game = ?", (game,))}
+
+    # ------------------------------------------------------------------
+    # vacations and broadcasts
+
+    def vacations_of(self, user_id: int) -> list[Row]:
+        return self._all("SELECT * FROM vacations WHERE user_id = ? ORDER BY starts_at", (user_id,))
+
+    def add_vacation(self, user_id: int, starts: datetime, ends: datetime) -> int:
+        return self._insert("vacations", {"user_id": user_id, "starts_at": stamp(starts), "ends_at": stamp(ends)})
+
+    def end_vacation(self, vacation_id: int, at: datetime) -> None:
+        self._update("vacations", "id", vacation_id, {"ends_at": stamp(at)})
+
+    def record_broadcast(self, user_id: int, now: datetime) -> None:
+        self._insert("broadcasts", {"user_id": user_id, "sent_at": stamp(now)})
+
+    def broadcasts_since(self, user_id: int, since: datetime) -> int:
+        return self._count("SELECT COUNT(*) FROM broadcasts WHERE user_id = ? AND sent_at >= ?",
+                           (user_id, stamp(since)))

@@ -1,0 +1,126 @@
+"""The store's mail tables: mail handled, the outbox of replies, mail that
+failed, the per-sender daily counts, and the operator's counts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ..times import stamp
+from .connection import Row, StoreBase
+
+
+class MailTables(StoreBase):
+    # ------------------------------------------------------------------
+    # handled mail and the outbox
+
+    def was_handled(self, key: str) -> bool:
+        return self._one("SELECT 1 AS x FROM handled WHERE message_key = ?", (key,)) is not None
+
+    def record_handled(self, key: str, sender: str | None, summary: str, outcome: str, now: datetime) -> None:
+        self._run(
+            "INSERT INTO handled (message_key, sender, summary, outcome, handled_at) VALUES (?, ?, ?, ?, ?)",
+            (key, sender, summary, outcome, stamp(now)),
+        )
+
+    def queue_reply(self, key: str | None, recipient: str, message: bytes, now: datetime) -> int:
+        rowid = self._run(
+            "INSERT INTO outbox (message_key, recipient, message, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?)",
+            (key, recipient, message, stamp(now), stamp(now)),
+        ).lastrowid
+        assert rowid is not None
+        return rowid
+
+    def unsent_replies(self, limit: int = 100, *, due: datetime | None = None, from_id: int = 0) -> list[Row]:
+        """Replies not sent yet, oldest first; with ``due``, only the oldest
+        ones up to the first whose next attempt is still to come, so that a
+        reply never overtakes an older one that is waiting for a retry.
+        ``from_id``: the caller knows every older reply is settled (saves
+        scanning the sent ones)."""
+        rows = self._all(
+            "SELECT * FROM outbox WHERE id >= ? AND sent_at IS NULL AND refused_at IS NULL ORDER BY id LIMIT ?",
+            (from_id, limit),
+        )
+        if due is None:
+            return rows
+        now = stamp(due)
+        ready = []
+        for row in rows:
+            if row["next_attempt_at"] > now:
+                break
+            ready.append(row)
+        return ready
+
+    def count_unsent(self) -> int:
+        return self._count("SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL AND refused_at IS NULL")
+
+    def mark_refused(self, reply_id: int, error: str, now: datetime) -> None:
+        self._run(
+            "UPDATE outbox SET refused_at = ?, last_error = ?, attempts = attempts + 1 WHERE id = ?",
+            (stamp(now), error[:500], reply_id),
+        )
+
+    def mark_sent(self, reply_id: int, now: datetime) -> None:
+        self._run("UPDATE outbox SET sent_at = ? WHERE id = ?", (stamp(now), reply_id))
+
+    def postpone_unsent(self, error: str, next_attempt: datetime) -> None:
+        """The relay failed: every unsent reply waits until ``next_attempt``
+        (all of them, so that replies keep their order)."""
+        self._run(
+            "UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? "
+            "WHERE sent_at IS NULL AND refused_at IS NULL",
+            (error[:500], stamp(next_attempt)),
+        )
+
+    def record_failed_mail(self, source: str, raw: bytes, error: str, now: datetime) -> int:
+        return self._insert("failed_mail", {"source": source, "raw": raw, "error": error[:2000],
+                                            "failed_at": stamp(now)})
+
+    # ------------------------------------------------------------------
+    # abuse limits
+
+    def count_sender_mail(self, sender: str, day: str) -> Row:
+        """Count one more mail from ``sender`` on ``day``; the row after it."""
+        key = sender.lower()
+        self._run(
+            "INSERT INTO sender_days (sender, day, mails) VALUES (?, ?, 1) "
+            "ON CONFLICT (sender, day) DO UPDATE SET mails = mails + 1",
+            (key, day),
+        )
+        row = self._one("SELECT * FROM sender_days WHERE sender = ? AND day = ?", (key, day))
+        assert row is not None
+        return row
+
+    def mark_sender_noticed(self, sender: str, day: str) -> None:
+        self._run("UPDATE sender_days SET noticed = 1 WHERE sender = ? AND day = ?", (sender.lower(), day))
+
+
+    # ------------------------------------------------------------------
+    # operator tools
+
+    def failed_mail(self) -> list[Row]:
+        return self._all("SELECT id, source, length(raw) AS size, error, failed_at, retried_at FROM failed_mail ORDER BY id")
+
+    def failed_mail_raw(self, failed_id: int) -> Row | None:
+        return self._one("SELECT * FROM failed_mail WHERE id = ?", (failed_id,))
+
+    def mark_failed_retried(self, failed_id: int, now: datetime) -> None:
+        self._run("UPDATE failed_mail SET retried_at = ? WHERE id = ?", (stamp(now), failed_id))
+
+    def stats(self) -> dict[str, Any]:
+        one = self._count
+        outcomes = {r["kind"]: r["n"] for r in self._all(
+            "SELECT CASE WHEN outcome LIKE 'dropped%' THEN 'dropped' ELSE outcome END AS kind, COUNT(*) AS n "
+            "FROM handled GROUP BY kind")}
+        return {
+            "handled": outcomes,
+            "failed": one("SELECT COUNT(*) FROM failed_mail WHERE retried_at IS NULL"),
+            "queue": one("SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL AND refused_at IS NULL"),
+            "refused": one("SELECT COUNT(*) FROM outbox WHERE refused_at IS NOT NULL"),
+            "sent": one("SELECT COUNT(*) FROM outbox WHERE sent_at IS NOT NULL"),
+            "users": one("SELECT COUNT(*) FROM users WHERE deleted_at IS NULL"),
+            "active_boards": {r["game"]: r["n"] for r in self._all(
+                "SELECT game, COUNT(*) AS n FROM boards WHERE status = 'active' GROUP BY game")},
+            "finished_boards": one("SELECT COUNT(*) FROM boards WHERE status = 'finished'"),
+            "tournaments_running": one("SELECT COUNT(*) FROM tournaments WHERE status = 'running'"),
+        }

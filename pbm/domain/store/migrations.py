@@ -1,0 +1,259 @@
+"""Numbered schema migrations.
+
+A migration, once released, never changes: a later change to the schema is a
+new migration appended to :data:`MIGRATIONS`.  ``Store.migrate`` applies the
+ones a database has not seen yet, each in its own transaction, and records
+them in ``schema_migrations``.  Migrations are SQL scripts: the schema holds
+what sqlite-utils' table API cannot say (board numbers from 101 with
+AUTOINCREMENT, indexes on expressions and partial indexes), and a script
+says exactly what a database that ran it looks like.
+"""
+
+from __future__ import annotations
+
+INITIAL = """
+        CREATE TABLE users (
+            id INTEGER PRIMARY KEY,
+            userid TEXT NOT NULL,                         -- as the player typed it
+            key TEXT NOT NULL UNIQUE,                     -- case-folded, for look-ups
+            password_hash TEXT NOT NULL,
+            signed_off INTEGER NOT NULL DEFAULT 0,
+            deleted_at TEXT,                              -- deleted accounts keep their userid
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE addresses (
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            address TEXT NOT NULL,
+            PRIMARY KEY (user_id, address)
+        );
+        -- per player and game type: challenges accepted?, cap of active games, seeking
+        CREATE TABLE preferences (
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            game TEXT NOT NULL,
+            accepting INTEGER NOT NULL DEFAULT 1,
+            game_limit INTEGER,
+            seeking INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (user_id, game)
+        );
+        CREATE TABLE boards (
+            number INTEGER PRIMARY KEY AUTOINCREMENT,
+            game TEXT NOT NULL,
+            white_id INTEGER NOT NULL REFERENCES users(id),
+            black_id INTEGER NOT NULL REFERENCES users(id),
+            status TEXT NOT NULL DEFAULT 'active',          -- active | finished
+            winner TEXT,                                    -- white | black | NULL
+            reason TEXT,            -- loop line draw agreed resign cancelled forfeit
+            moves TEXT NOT NULL DEFAULT '',                 -- canonical, blank separated
+            rated INTEGER NOT NULL DEFAULT 1,
+            nag_days INTEGER NOT NULL,
+            forfeit_days INTEGER NOT NULL,
+            total_days INTEGER,
+            pending_kind TEXT,                              -- draw | undo
+            pending_by INTEGER,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX boards_white ON boards(white_id, status);
+        CREATE INDEX boards_black ON boards(black_id, status);
+        CREATE TABLE moves (
+            board INTEGER NOT NULL REFERENCES boards(number),
+            ply INTEGER NOT NULL,
+            move TEXT NOT NULL,
+            user_id INTEGER NOT NULL,
+            auto INTEGER NOT NULL DEFAULT 0,
+            played_at TEXT NOT NULL,
+            PRIMARY KEY (board, ply)
+        );
+        -- a player's queued line on a board: move1 [reply1 move2 ...]
+        CREATE TABLE queued (
+            board INTEGER NOT NULL REFERENCES boards(number),
+            user_id INTEGER NOT NULL,
+            line TEXT NOT NULL,
+            PRIMARY KEY (board, user_id)
+        );
+        -- a submitted move waiting for confirm
+        CREATE TABLE submitted (
+            board INTEGER NOT NULL REFERENCES boards(number),
+            user_id INTEGER NOT NULL,
+            move TEXT NOT NULL,
+            ply INTEGER NOT NULL,
+            PRIMARY KEY (board, user_id)
+        );
+        -- observers: board = NULL means every future board of that game type
+        CREATE TABLE watchers (
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            game TEXT NOT NULL,
+            board INTEGER,
+            kind TEXT NOT NULL                              -- subscribe | notify
+        );
+        CREATE UNIQUE INDEX watchers_unique ON watchers(user_id, game, IFNULL(board, 0), kind);
+        CREATE TABLE handled (
+            message_key TEXT PRIMARY KEY,                   -- Message-ID, or a hash of the bytes
+            sender TEXT,
+            summary TEXT,                                   -- commands, passwords masked
+            outcome TEXT NOT NULL,
+            handled_at TEXT NOT NULL
+        );
+        CREATE TABLE outbox (
+            id INTEGER PRIMARY KEY,
+            message_key TEXT,                               -- the mail it answers
+            recipient TEXT NOT NULL,
+            message BLOB NOT NULL,                          -- RFC 5322 bytes
+            created_at TEXT NOT NULL,
+            sent_at TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at TEXT,
+            last_error TEXT
+        );
+        CREATE INDEX outbox_unsent ON outbox(sent_at, id);
+        -- board numbers start at 101
+        INSERT INTO sqlite_sequence (name, seq) VALUES ('boards', 100);
+"""
+
+# Mail that crashed the pipeline when it came over SMTP (IMAP mail goes to a
+# failed folder instead): kept whole for the operator to look at and retry.
+FAILED_MAIL = """
+        CREATE TABLE failed_mail (
+            id INTEGER PRIMARY KEY,
+            source TEXT NOT NULL,                           -- smtp | imap | cli
+            raw BLOB NOT NULL,
+            error TEXT NOT NULL,
+            failed_at TEXT NOT NULL,
+            retried_at TEXT
+        );
+        -- replies the relay refused for good (a 5xx for that message): kept, not retried
+        ALTER TABLE outbox ADD COLUMN refused_at TEXT;
+"""
+
+# Clocks and ratings (issue 5).
+CLOCKS_AND_RATINGS = """
+        ALTER TABLE boards ADD COLUMN tournament TEXT;      -- NULL: an ordinary board
+        ALTER TABLE boards ADD COLUMN turn_since TEXT;      -- when the player to move got the turn
+        ALTER TABLE boards ADD COLUMN nags INTEGER NOT NULL DEFAULT 0;  -- reminders since then
+        ALTER TABLE boards ADD COLUMN finished_at TEXT;
+        -- ratings before and after a rated game (NULL when it was not rated)
+        ALTER TABLE boards ADD COLUMN white_before REAL;
+        ALTER TABLE boards ADD COLUMN white_after REAL;
+        ALTER TABLE boards ADD COLUMN black_before REAL;
+        ALTER TABLE boards ADD COLUMN black_after REAL;
+        CREATE INDEX boards_status ON boards(status, game);
+        -- one row per player and game type, once they finished a rated game
+        CREATE TABLE ratings (
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            game TEXT NOT NULL,
+            rating REAL NOT NULL,
+            games INTEGER NOT NULL DEFAULT 0,
+            wins INTEGER NOT NULL DEFAULT 0,
+            losses INTEGER NOT NULL DEFAULT 0,
+            draws INTEGER NOT NULL DEFAULT 0,
+            last_game_at TEXT,
+            PRIMARY KEY (user_id, game)
+        );
+        -- leave: [starts_at, ends_at); "vacation off" moves ends_at to that moment
+        CREATE TABLE vacations (
+            id INTEGER PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            starts_at TEXT NOT NULL,
+            ends_at TEXT NOT NULL
+        );
+        CREATE INDEX vacations_user ON vacations(user_id, starts_at);
+        UPDATE boards SET turn_since = COALESCE(
+            (SELECT MAX(played_at) FROM moves WHERE moves.board = boards.number), created_at);
+        UPDATE boards SET finished_at = updated_at WHERE status = 'finished';
+"""
+
+# Tournaments (issue 6).
+TOURNAMENTS = """
+        ALTER TABLE boards ADD COLUMN label TEXT;           -- a tournament board's name (ETC26-A3)
+        CREATE UNIQUE INDEX boards_label ON boards(lower(label)) WHERE label IS NOT NULL;
+        CREATE TABLE tournaments (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,                             -- as the director typed it
+            key TEXT NOT NULL UNIQUE,                       -- case-folded
+            game TEXT NOT NULL,
+            director_id INTEGER NOT NULL REFERENCES users(id),
+            format TEXT NOT NULL,               -- roundrobin double swiss knockout pools
+            rounds INTEGER,                                 -- swiss
+            pool_size INTEGER,                              -- pools
+            advance INTEGER,                                -- pools: how many reach the final
+            nag_days REAL NOT NULL,
+            forfeit_days REAL NOT NULL,
+            rated INTEGER NOT NULL DEFAULT 1,
+            max_players INTEGER,
+            start_date TEXT,                                -- YYYY-MM-DD: started by the clock work
+            status TEXT NOT NULL DEFAULT 'open',            -- open | running | finished
+            stage TEXT,                                     -- pools: pools | final
+            round INTEGER NOT NULL DEFAULT 0,               -- swiss, knockout: the round in play
+            round_started_at TEXT,
+            reported_round INTEGER,            -- knockout: the last round reported late to the director
+            created_at TEXT NOT NULL,
+            started_at TEXT,
+            finished_at TEXT
+        );
+        CREATE TABLE entrants (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            seed INTEGER,                                   -- 1 = highest rated at the start
+            pool TEXT,                                      -- pools: A, B, ...
+            joined_at TEXT NOT NULL,
+            withdrawn_at TEXT,
+            PRIMARY KEY (tournament_id, user_id)
+        );
+        -- one game of the event (a board), or a bye (black_id NULL)
+        CREATE TABLE pairings (
+            id INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            stage TEXT NOT NULL,                            -- main | pool letter | final
+            round INTEGER NOT NULL,
+            white_id INTEGER NOT NULL REFERENCES users(id),
+            black_id INTEGER REFERENCES users(id),
+            board INTEGER REFERENCES boards(number),
+            result REAL,                                    -- white's score, once decided
+            decided_by TEXT                                 -- play | director | bye
+        );
+        CREATE INDEX pairings_tournament ON pairings(tournament_id, stage, round);
+        CREATE INDEX pairings_board ON pairings(board);
+"""
+
+# Account security and abuse limits (issue 7).
+SECURITY = """
+        ALTER TABLE users ADD COLUMN failed_logins INTEGER NOT NULL DEFAULT 0;  -- wrong passwords in a row
+        ALTER TABLE users ADD COLUMN locked_until TEXT;     -- after too many wrong passwords
+        ALTER TABLE users ADD COLUMN operator_locked INTEGER NOT NULL DEFAULT 0;  -- pbm user lock
+        -- an address other than the sender's receives game mail only once it confirmed
+        ALTER TABLE addresses ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 1;
+        -- one-time codes: password resets and address confirmations (only a hash is kept)
+        CREATE TABLE codes (
+            id INTEGER PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            kind TEXT NOT NULL,                             -- reset | confirm
+            address TEXT,                                   -- confirm: the address asked about
+            code_hash TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL,
+            used_at TEXT
+        );
+        CREATE INDEX codes_user ON codes(user_id, kind);
+        -- mails answered per sender per day, and whether the "no more today" notice went out
+        CREATE TABLE sender_days (
+            sender TEXT NOT NULL,                           -- lower case
+            day TEXT NOT NULL,                              -- YYYY-MM-DD, UTC
+            mails INTEGER NOT NULL DEFAULT 0,
+            noticed INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (sender, day)
+        );
+        CREATE TABLE broadcasts (
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            sent_at TEXT NOT NULL
+        );
+"""
+
+# (number, description, SQL script); applied in order, each in one transaction.
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (1, "initial schema", INITIAL),
+    (2, "failed mail, refused replies", FAILED_MAIL),
+    (3, "clocks and ratings", CLOCKS_AND_RATINGS),
+    (4, "tournaments", TOURNAMENTS),
+    (5, "account security and limits", SECURITY),
+]

@@ -1,0 +1,257 @@
+"""What players do on a board: moves (and the queued answers they set off),
+submitted moves, resignations, draw offers and take-backs.
+
+Each action records what happened in a :class:`Turn`: the events the board
+mail tells, private notices for a player whose queue was cancelled or
+failed, and what a tournament did when the game ended.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pbm.grammar import WrittenMove
+from pbm.trax import Board, TraxError, get_variant
+
+from .boards import Game, other_colour
+from .context import Context
+from .refusals import (
+    GameOverError,
+    IllegalMoveReplyError,
+    NothingPendingError,
+    NotYourTurnError,
+    PbmError,
+    StaleMoveError,
+)
+from .results import conclude
+from .store import Row
+from .times import stamp
+from .tournaments import Progress
+
+#: A queue goes on answering moves at most this deep in one command.
+MAX_QUEUE_DEPTH = 200
+
+
+@dataclass(frozen=True)
+class QueueNotice:
+    """A player's queued line was ``cancelled`` (the opponent played another
+    move than expected) or ``failed`` (its move is illegal now)."""
+
+    kind: str
+    user: Row
+    number: int
+    context: dict[str, Any]
+
+
+@dataclass
+class Turn:
+    """What one command did to a board."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    notices: list[QueueNotice] = field(default_factory=list)
+    progress: list[Progress] = field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------
+# what must hold before a move
+
+
+def require_active(game: Game) -> None:
+    if not game.active:
+        raise GameOverError(f"board {game.number} is finished", view_game=game)
+
+
+def require_turn(game: Game, user: Row) -> None:
+    if game.to_move["id"] != user["id"]:
+        raise NotYourTurnError(
+            f"it is not your turn on board {game.number}: {game.to_move['userid']} is to move",
+            view_game=game,
+        )
+
+
+def check_number(game: Game, written: WrittenMove) -> None:
+    """The ``#N`` guard of a move: N must be the next move's number."""
+    if written.number is not None and written.number != game.board.ply + 1:
+        raise StaleMoveError(
+            f"#{written.number} does not match: the next move of board {game.number} is number {game.board.ply + 1}",
+            view_game=game,
+        )
+
+
+# ----------------------------------------------------------------------------
+# moves
+
+
+def try_move(ctx: Context, game: Game, user: Row, text: str, turn: Turn) -> None:
+    """Play ``text`` for ``user``; an illegal move is refused with the board."""
+    try:
+        play(ctx, game, user, text, turn)
+    except TraxError as exc:
+        raise IllegalMoveReplyError(str(exc), view_game=game) from None
+
+
+def _notice(game: Game, kind: str, user: Row, **context: Any) -> QueueNotice:
+    return QueueNotice(kind, user, game.number, {
+        "number": game.number, "title": get_variant(game.row["game"]).title, **context, "userid": user["userid"],
+    })
+
+
+def play(ctx: Context, game: Game, user: Row, text: str, turn: Turn, *, auto: bool = False, depth: int = 0) -> None:
+    """Play ``text`` for ``user`` (whose turn it is), then any queued answer."""
+    store = ctx.store
+    board = game.board
+    other = game.opponent(user)
+    line = store.queued(game.number, other["id"])
+    move = board.parse_move(text)  # TraxError propagates
+    follow: list[str] | None = None
+    if line:
+        words = line.split()
+        if words[0] == "?":
+            try:
+                met = board.parse_move(words[1]) == move
+            except TraxError:
+                met = False
+            if met:
+                follow = words[2:]
+            else:
+                store.set_queued(game.number, other["id"], None)
+                turn.notices.append(_notice(game, "cancelled", other, expected=words[1], played=str(move)))
+        else:
+            follow = words
+    board.play(move)
+    store.record_move(game.number, board.ply, str(move), user["id"], auto, ctx.now)
+    game.row["moves"] = f"{game.row['moves']} {move}" if game.row["moves"] else str(move)
+    turned = {"pending_kind": None, "pending_by": None, "turn_since": stamp(ctx.now), "nags": 0}
+    store.update_board(game.number, moves=game.row["moves"], updated_at=stamp(ctx.now), **turned)
+    game.row.update(turned)
+    store.set_submitted(game.number, user["id"], None)
+    turn.events.append({"kind": "move", "player": user["userid"], "move": str(move), "auto": auto, "number": board.ply})
+    outcome = board.outcome()
+    if outcome is not None:
+        turn.progress += conclude(ctx, game, outcome.winner, outcome.reason)
+        turn.events.append({"kind": "result", "winner": outcome.winner, "reason": outcome.reason})
+        return
+    if follow:
+        rest = follow[1:]
+        store.set_queued(game.number, other["id"], ("? " + " ".join(rest)) if rest else None)
+        if depth > MAX_QUEUE_DEPTH:
+            return
+        if follow[0] == "resign":
+            resign(ctx, game, other, turn)
+            return
+        try:
+            play(ctx, game, other, follow[0], turn, auto=True, depth=depth + 1)
+        except TraxError as exc:
+            store.set_queued(game.number, other["id"], None)
+            turn.notices.append(_notice(game, "failed", other, move=follow[0], reason=str(exc)))
+
+
+def trial(game: Game, written: WrittenMove) -> tuple[Board, str]:
+    """The position after ``written`` on a copy of the board (for submit
+    and confirm), and the move as the engine writes it."""
+    board = game.board.copy()
+    try:
+        played = board.play(str(written.notation))
+    except TraxError as exc:
+        raise IllegalMoveReplyError(str(exc), view_game=game) from None
+    return board, str(played)
+
+
+def submit(ctx: Context, game: Game, user: Row, move: str) -> None:
+    """Keep ``move`` (already tried) to be confirmed."""
+    ctx.store.set_submitted(game.number, user["id"], move, game.board.ply + 1)
+
+
+def confirm(ctx: Context, game: Game, user: Row, turn: Turn) -> None:
+    """Play the user's submitted move."""
+    pending = ctx.store.submitted(game.number, user["id"])
+    if pending is None:
+        raise NothingPendingError(f"you have no submitted move on board {game.number}")
+    if pending["ply"] != game.board.ply + 1:
+        raise StaleMoveError(
+            f"your submitted move {pending['move']} was for move {pending['ply']}, "
+            f"but the board has moved on", view_game=game,
+        )
+    require_turn(game, user)
+    try_move(ctx, game, user, pending["move"], turn)
+
+
+def queue(ctx: Context, game: Game, user: Row, words: list[str], turn: Turn) -> bool:
+    """A line of moves: on the user's turn the first is played at once and
+    the rest wait for the answers they expect; otherwise the whole line
+    waits (it can only be checked when its turn comes).  True when a move
+    was played."""
+    if game.to_move["id"] == user["id"]:
+        try_move(ctx, game, user, words[0], turn)
+        if game.active and len(words) > 1:
+            ctx.store.set_queued(game.number, user["id"], "? " + " ".join(words[1:]))
+        return True
+    ctx.store.set_queued(game.number, user["id"], " ".join(words))
+    return False
+
+
+# ----------------------------------------------------------------------------
+# resigning, offers and take-backs
+
+
+def resign(ctx: Context, game: Game, user: Row, turn: Turn) -> None:
+    """The user gives up; before both players have moved a game is cancelled
+    instead (a tournament game never is)."""
+    if game.board.ply < 2 and not game.row["tournament"]:
+        turn.progress += conclude(ctx, game, None, "cancelled")
+        turn.events.append({"kind": "cancelled", "player": user["userid"]})
+        return
+    colour = game.colour_of(user)
+    assert colour is not None
+    turn.progress += conclude(ctx, game, other_colour(colour), "resign")
+    turn.events.append({"kind": "resign", "player": user["userid"]})
+
+
+def resign_or_queue(ctx: Context, game: Game, user: Row, turn: Turn) -> bool:
+    """Resign now, or, out of turn once both have moved, when the turn
+    comes (queued).  True when it was queued."""
+    if game.to_move["id"] != user["id"] and game.board.ply >= 2:
+        ctx.store.set_queued(game.number, user["id"], "resign")
+        return True
+    resign(ctx, game, user, turn)
+    return False
+
+
+def propose(ctx: Context, game: Game, user: Row, kind: str, turn: Turn) -> None:
+    """Offer a draw or ask to take the last move back (``kind`` ``draw`` or
+    ``undo``); proposing what the opponent proposed accepts it."""
+    if kind == "undo" and game.row["tournament"]:
+        raise PbmError(f"moves cannot be taken back on a tournament board ({game.row['label']})", view_game=game)
+    if kind == "undo" and game.board.ply == 0:
+        raise NothingPendingError("there is no move to take back yet")
+    if game.row["pending_kind"] == kind and game.row["pending_by"] != user["id"]:
+        answer(ctx, game, user, accept=True, turn=turn)
+        return
+    ctx.store.update_board(game.number, pending_kind=kind, pending_by=user["id"], updated_at=stamp(ctx.now))
+    game.row.update(pending_kind=kind, pending_by=user["id"])
+    turn.events.append({"kind": "propose-" + kind, "player": user["userid"]})
+
+
+def answer(ctx: Context, game: Game, user: Row, *, accept: bool, turn: Turn) -> None:
+    """Accept or reject the opponent's pending offer or take-back."""
+    kind, by = game.row["pending_kind"], game.row["pending_by"]
+    if not kind or by == user["id"]:
+        raise NothingPendingError(f"there is no proposal from your opponent to answer on board {game.number}")
+    store = ctx.store
+    store.update_board(game.number, pending_kind=None, pending_by=None, updated_at=stamp(ctx.now))
+    game.row.update(pending_kind=None, pending_by=None)
+    if not accept:
+        turn.events.append({"kind": "reject-" + kind, "player": user["userid"]})
+    elif kind == "draw":
+        turn.progress += conclude(ctx, game, None, "agreed")
+        turn.events.append({"kind": "accept-draw", "player": user["userid"]})
+    else:
+        taken = game.board.pop()
+        store.delete_moves_from(game.number, game.board.ply + 1)
+        game.row["moves"] = " ".join(str(m) for m in game.board.moves)
+        turned = {"moves": game.row["moves"], "turn_since": stamp(ctx.now), "nags": 0}
+        store.update_board(game.number, **turned)
+        game.row.update(turned)
+        store.clear_pending_moves(game.number)
+        turn.events.append({"kind": "accept-undo", "player": user["userid"], "move": str(taken)})

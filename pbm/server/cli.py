@@ -1,0 +1,256 @@
+"""The command line: ``pbm serve``, ``process``, ``exec``, ``tick`` and the
+operator's ``failed``, ``user`` and ``stats``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import logging
+import sys
+from contextlib import closing
+from datetime import datetime, timezone
+from email.generator import BytesGenerator
+from email.message import EmailMessage
+from email.utils import parseaddr
+from pathlib import Path
+
+from pbm.config import ConfigError, load_config
+from pbm.app.pipeline import Pipeline, Result
+from pbm.app.ticker import run_tick
+from pbm.domain.store import Store
+from pbm.domain.times import when
+from pbm.grammar.tokens import fold
+from pbm.trax import VARIANTS
+
+from .daemon import serve
+
+
+def mbox(messages: list[EmailMessage], now: datetime) -> bytes:
+    """The messages in mbox form (``From `` lines, ``>From`` quoting)."""
+    out = io.BytesIO()
+    for msg in messages:
+        sender = parseaddr(str(msg["From"]))[1] or "MAILER-DAEMON"
+        out.write(f"From {sender} {now.strftime('%a %b %d %H:%M:%S %Y')}\n".encode())
+        BytesGenerator(out, mangle_from_=True, policy=msg.policy.clone(linesep="\n")).flatten(msg)
+        out.write(b"\n")
+    return out.getvalue()
+
+
+def _now(text: str | None) -> datetime:
+    if not text:
+        return datetime.now(timezone.utc).replace(microsecond=0)
+    return when(text)
+
+
+def _pipeline(args: argparse.Namespace) -> tuple[Pipeline, Store]:
+    config = load_config(args.config)
+    store = Store(config.server.database)
+    return Pipeline(store, config), store
+
+
+def _report(result: Result, now: datetime) -> None:
+    sys.stdout.buffer.write(mbox(result.replies, now))
+    sys.stdout.flush()
+    note = result.status if not result.reason else f"{result.status}: {result.reason}"
+    print(f"pbm: {result.key}: {note}; {len(result.replies)} repl{'y' if len(result.replies) == 1 else 'ies'}", file=sys.stderr)
+
+
+def cmd_process(args: argparse.Namespace) -> int:
+    raw = sys.stdin.buffer.read() if args.message == "-" else Path(args.message).read_bytes()
+    pipeline, store = _pipeline(args)
+    now = _now(args.now)
+    try:
+        _report(pipeline.handle(raw, now=now, dry_run=args.dry_run), now)
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_exec(args: argparse.Namespace) -> int:
+    body = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    pipeline, store = _pipeline(args)
+    now = _now(args.now)
+    try:
+        _report(pipeline.exec_command(args.sender, args.subject, body, now=now, dry_run=args.dry_run), now)
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_tick(args: argparse.Namespace) -> int:
+    pipeline, store = _pipeline(args)
+    now = _now(args.now)
+    try:
+        messages = run_tick(pipeline, now, dry_run=args.dry_run)
+    finally:
+        store.close()
+    sys.stdout.buffer.write(mbox(messages, now))
+    sys.stdout.flush()
+    print(f"pbm: clock work as of {now.isoformat()}: {len(messages)} mail{'' if len(messages) == 1 else 's'}",
+          file=sys.stderr)
+    return 0
+
+
+def _store(args: argparse.Namespace) -> closing[Store]:
+    """The configured database, closed at the end of a ``with`` block."""
+    return closing(Store(load_config(args.config).server.database))
+
+
+def cmd_failed(args: argparse.Namespace) -> int:
+    if args.action == "list":
+        with _store(args) as store:
+            rows = store.failed_mail()
+        if not rows:
+            print("no failed mail")
+        for r in rows:
+            state = f"retried {r['retried_at']}" if r["retried_at"] else "waiting"
+            error = (r["error"].strip().splitlines() or [""])[-1][:100]
+            print(f"{r['id']:>5}  {r['failed_at']}  {r['source']:<4}  {r['size']:>8} bytes  {state}  {error}")
+        return 0
+    if args.id is None:
+        print("pbm: failed retry needs the ID shown by 'pbm failed list'", file=sys.stderr)
+        return 2
+    pipeline, store = _pipeline(args)
+    now = _now(args.now)
+    try:
+        row = store.failed_mail_raw(args.id)
+        if row is None:
+            print(f"pbm: there is no failed mail {args.id}", file=sys.stderr)
+            return 1
+        try:
+            result = pipeline.handle(row["raw"], now=now)
+        except Exception as exc:  # noqa: BLE001 - still broken: say so, keep it
+            print(f"pbm: failed mail {args.id} failed again: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 1
+        with store.atomic():
+            store.mark_failed_retried(args.id, now)
+        _report(result, now)
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_user(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        user = store.find_user(fold(args.userid))
+        if user is None:
+            print(f"pbm: there is no user {args.userid}", file=sys.stderr)
+            return 1
+        if args.action in ("lock", "unlock"):
+            with store.atomic():
+                store.set_operator_lock(user["id"], args.action == "lock")
+                if args.action == "unlock":
+                    store.set_login_state(user["id"], 0, None)
+            user = store.find_user(user["key"])
+        assert user is not None
+        print(f"userid:        {user['userid']}{' (deleted ' + user['deleted_at'] + ')' if user['deleted_at'] else ''}")
+        print(f"created:       {user['created_at']}")
+        for a in store.address_rows(user["id"]):
+            print(f"address:       {a['address']}{'' if a['confirmed'] else ' (waiting for confirmation)'}")
+        print(f"signed off:    {'yes' if user['signed_off'] else 'no'}")
+        lock = "by the operator" if user["operator_locked"] else (
+            f"until {user['locked_until']}" if user["locked_until"] else "no")
+        print(f"locked:        {lock}")
+        print(f"wrong passwords in a row: {user['failed_logins']}")
+        boards = store.boards_of([user["id"]])
+        active = [str(b["number"]) for b in boards if b["status"] == "active"]
+        print(f"boards:        {len(boards)} in all, active: {' '.join(active) or 'none'}")
+        for game in VARIANTS:
+            r = store.rating(user["id"], game)
+            if r:
+                print(f"rating {game}: {r['rating']:.0f} after {r['games']} games "
+                      f"({r['wins']} won, {r['losses']} lost, {r['draws']} drawn)")
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        s = store.stats()
+    handled = s["handled"]
+    print(f"mail handled:     {sum(handled.values())} ({', '.join(f'{k} {v}' for k, v in sorted(handled.items())) or 'none'})")
+    print(f"mail failed:      {s['failed']} waiting for the operator (pbm failed list)")
+    print(f"replies:          {s['sent']} sent, {s['queue']} in the queue, {s['refused']} refused by the relay")
+    print(f"users:            {s['users']}")
+    active = s["active_boards"]
+    print(f"active boards:    {sum(active.values())} ({', '.join(f'{k} {v}' for k, v in sorted(active.items())) or 'none'})")
+    print(f"finished boards:  {s['finished_boards']}")
+    print(f"tournaments:      {s['tournaments_running']} running")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    if not config.listen.enabled and config.imap is None:
+        print("pbm: nothing to receive mail with: enable [listen] or configure [imap]", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=config.server.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd's per-command chatter
+    asyncio.run(serve(config))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pbm", description="Trax play-by-e-mail server")
+    sub = parser.add_subparsers(dest="command", required=True)
+    # every subcommand reads the configuration
+    with_config = argparse.ArgumentParser(add_help=False)
+    with_config.add_argument("--config", help="configuration file (TOML); default: built-in defaults")
+
+    def add(name: str, **kwargs) -> argparse.ArgumentParser:
+        return sub.add_parser(name, parents=[with_config], **kwargs)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--dry-run", action="store_true", help="show the replies, change nothing")
+        p.add_argument("--now", help="act as of this ISO 8601 time (default: now; UTC unless it says)")
+
+    p = add("process", help="handle one RFC 5322 message and print the replies (mbox)")
+    common(p)
+    p.add_argument("message", help="the message file, or - for standard input")
+    p.set_defaults(run=cmd_process)
+
+    p = add("serve", help="run the mail server until SIGTERM or SIGINT")
+    p.set_defaults(run=cmd_serve)
+
+    p = add("exec", help="handle one command typed by an operator")
+    common(p)
+    p.add_argument("--from", dest="sender", required=True, help="the address the command comes from")
+    p.add_argument("subject", help="the command, as it would stand in a Subject line")
+    p.set_defaults(run=cmd_exec)
+
+    p = add("failed", help="mail that crashed the pipeline: list it, or retry one")
+    p.add_argument("--now", help="act as of this ISO 8601 time (default: now)")
+    p.add_argument("action", choices=("list", "retry"))
+    p.add_argument("id", nargs="?", type=int, help="for retry: the ID from the list")
+    p.set_defaults(run=cmd_failed)
+
+    p = add("user", help="show an account, or lock or unlock it")
+    p.add_argument("action", choices=("show", "lock", "unlock"))
+    p.add_argument("userid")
+    p.set_defaults(run=cmd_user)
+
+    p = add("stats", help="counts: mail handled and failed, the reply queue, users, boards")
+    p.set_defaults(run=cmd_stats)
+
+    p = add("tick", help="do the clock work (reminders, forfeits) once and print its mail (mbox)")
+    common(p)
+    p.set_defaults(run=cmd_tick)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except ConfigError as exc:
+        print(f"pbm: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"pbm: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

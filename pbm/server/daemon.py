@@ -1,0 +1,175 @@
+"""The long-running server: intake (IMAP, SMTP), the pipeline, the outbox,
+and the clock work every ``[games] clock_interval_seconds``.
+
+One message is handled at a time (a lock around the pipeline), in a worker
+thread so that the event loop keeps serving IMAP and SMTP; a batch fetched
+over IMAP goes to the worker thread in one call.  The outbox sends from a
+thread of its own with its own database connection (see :mod:`.outbox`).
+Signal handlers only set the stop event; the serve loop then stops taking
+mail, lets the message in hand finish, flushes what can be sent and returns.
+Tests stop it by setting :attr:`Daemon.stop` themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sqlite3
+import time
+from datetime import datetime, timezone
+from typing import Callable
+
+from pbm.config import Config
+from .inbox import Inbox
+from .listener import start_listener
+from .outbox import Outbox
+from pbm.app.pipeline import Pipeline, Result
+from pbm.app.ticker import run_tick
+from pbm.domain.store import Store, is_busy
+
+log = logging.getLogger("pbm.daemon")
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+class Daemon:
+    def __init__(self, config: Config, *, clock: Callable[[], datetime] = utcnow) -> None:
+        self.config = config
+        self.clock = clock
+        self.store = Store(config.server.database)
+        self.pipeline = Pipeline(self.store, config)
+        # the outbox has a connection of its own (it sends from its own thread)
+        self.outbox = Outbox(Store(config.server.database), config, clock)
+        self.stop = asyncio.Event()
+        self.lock = asyncio.Lock()
+        self.inbox: Inbox | None = None
+        self.listener: asyncio.AbstractServer | None = None
+        self.handled = 0
+        self.failed = 0
+
+    async def handle(self, raw: bytes, source: str) -> bool:
+        """Run one mail through the pipeline.  True: handled (answered,
+        duplicate or dropped on purpose); False: it crashed the pipeline and
+        was set aside (nothing of it was committed)."""
+        return (await self.handle_many([(raw, source)]))[0]
+
+    async def handle_many(self, mails: list[tuple[bytes, str]]) -> list[bool]:
+        """Run mails through the pipeline, one after the other, in one call to
+        the worker thread; what :meth:`handle` says for each.  When the
+        daemon is stopping the list ends early: the mails left out were not
+        touched."""
+        async with self.lock:
+            return await asyncio.to_thread(self._handle_many, mails)
+
+    def _handle_many(self, mails: list[tuple[bytes, str]]) -> list[bool]:
+        out = []
+        for raw, source in mails:
+            if out and self.stop.is_set():
+                break
+            out.append(self._handle_one(raw, source))
+        return out
+
+    def _handle_one(self, raw: bytes, source: str) -> bool:
+        started = time.perf_counter()
+        try:
+            result = self._handle_waiting(raw)
+        except Exception as exc:  # a bug or broken mail: set it aside, reply nothing
+            self.failed += 1
+            log.exception("mail from %s crashed the pipeline: %s", source, exc)
+            if source == "smtp":
+                self._record_failed(raw, repr(exc))
+            return False
+        ms = (time.perf_counter() - started) * 1000
+        self.handled += 1
+        outcome = result.status + (f" ({result.reason})" if result.reason else "")
+        log.info(
+            "%s from=%s via=%s cmd=%r -> %s, %d replies, %.0f ms",
+            result.key, result.sender, source, result.summary, outcome, len(result.replies), ms,
+        )
+        if result.replies:
+            self.outbox.wake()
+        return True
+
+    async def tick(self) -> int:
+        """The clock work once (reminders, forfeits, tournament starts), under
+        the pipeline's lock; how many mails it queued."""
+        async with self.lock:
+            try:
+                messages = await asyncio.to_thread(run_tick, self.pipeline, self.clock())
+            except Exception:  # noqa: BLE001 - the clock must not stop the daemon
+                log.exception("the clock work failed")
+                return 0
+        if messages:
+            self.outbox.wake()
+        return len(messages)
+
+    async def _clock_loop(self) -> None:
+        """The clock work at start and every ``clock_interval_seconds``."""
+        interval = self.config.games.clock_interval_seconds
+        while not self.stop.is_set():
+            await self.tick()
+            try:
+                await asyncio.wait_for(self.stop.wait(), timeout=interval)
+            except asyncio.TimeoutError:
+                pass
+
+    def _handle_waiting(self, raw: bytes):
+        """The pipeline on one mail; a database kept busy by the outbox's
+        connection for longer than the busy timeout is waited out (nothing
+        was committed), not taken for a mail that crashed the pipeline."""
+        for attempt in range(20):
+            try:
+                return self.pipeline.handle(raw, now=self.clock())
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc) or self.stop.is_set():
+                    raise
+                log.warning("database busy; handling the mail again (attempt %d)", attempt + 2)
+                time.sleep(0.2)
+        return self.pipeline.handle(raw, now=self.clock())
+
+    def _record_failed(self, raw: bytes, error: str) -> None:
+        with self.store.atomic():
+            self.store.record_failed_mail("smtp", raw, error, self.clock())
+
+    async def start(self) -> None:
+        """Open the intakes (returns once they listen)."""
+        if self.config.listen.enabled:
+            self.listener = await start_listener(self.config.listen, self.config.server.address, self.handle)
+        if self.config.imap is not None:
+            self.inbox = Inbox(self.config.imap, self.handle_many, self.stop)
+
+    async def run(self, *, install_signals: bool = False) -> None:
+        if install_signals:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(sig, self.stop.set)
+        if self.listener is None and self.inbox is None:
+            await self.start()
+        self.outbox.start()
+        tasks = [asyncio.ensure_future(self._clock_loop())]
+        if self.inbox is not None:
+            tasks.append(asyncio.ensure_future(self.inbox.run()))
+        log.info("serving; replies go %s", "through the relay" if self.outbox.uses_relay else
+                 f"to the Maildir {self.config.outbox.maildir}")
+        try:
+            await self.stop.wait()
+        finally:
+            self.stop.set()
+            if self.listener is not None:
+                self.listener.close()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if self.listener is not None:
+                await self.listener.wait_closed()
+            await asyncio.to_thread(self.outbox.stop)  # a last try for what is queued
+            self.outbox.store.close()
+            self.store.close()
+            log.info("stopped: %d mails handled, %d failed", self.handled, self.failed)
+
+
+async def serve(config: Config) -> None:
+    daemon = Daemon(config)
+    await daemon.start()
+    await daemon.run(install_signals=True)

@@ -1,0 +1,287 @@
+"""The outbox: replies committed with their command, delivered afterwards.
+
+Replies wait in the database's ``outbox`` table.  :class:`Outbox` sends them
+in the order they were queued, through the configured SMTP relay, or, with
+no relay configured, into a local Maildir (so the embedded default works on
+a machine with no mail set-up).  The replies to one mail go out together:
+those to different addresses at the same time, over up to ``[outbox]
+connections`` relay connections, those to one address one after the other;
+then they are marked sent in one transaction.  When the relay fails, every
+unsent reply waits (keeping the order per recipient) and the next attempt
+comes after a delay that doubles up to a maximum.  A crash between sending
+and marking can send the replies to that one mail twice; nothing is ever
+lost.
+
+In the daemon the outbox runs in a thread of its own (:meth:`Outbox.start`)
+with a database connection of its own, so sending never waits for the
+pipeline's lock and the pipeline never waits for the relay: the store's
+write lock (first come, first served within the process, then SQLite's
+BEGIN IMMEDIATE) orders the few writes the outbox makes.  The pipeline
+wakes it (:meth:`Outbox.wake`) when it queued replies.
+"""
+
+from __future__ import annotations
+
+import logging
+import mailbox
+import smtplib
+import sqlite3
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
+from email.utils import parseaddr
+from functools import cached_property
+from pathlib import Path
+from typing import Callable
+
+from pbm.config import Config, tls_context
+from pbm.domain.store import Store, is_busy
+
+log = logging.getLogger("pbm.outbox")
+
+
+def _first_code(exc: smtplib.SMTPRecipientsRefused) -> int:
+    codes = [code for code, _ in getattr(exc, "recipients", {}).values()]
+    return min(codes) if codes else 0
+
+
+class Outbox:
+    def __init__(self, store: Store, config: Config, clock: Callable[[], datetime]) -> None:
+        self.store = store
+        self.config = config
+        self.clock = clock
+        self.delay = config.outbox.retry_initial_seconds
+        self._maildir: mailbox.Maildir | None = None
+        # open relay connections not in use (at most ``connections`` exist)
+        self._idle: list[smtplib.SMTP] = []
+        self._idle_lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        # every reply with a smaller id is sent or refused: the next query
+        # starts there instead of scanning the whole history of the outbox
+        self._from_id = 0
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @cached_property
+    def _envelope_sender(self) -> str:
+        return parseaddr(self.config.server.address)[1]
+
+    @property
+    def uses_relay(self) -> bool:
+        return self.config.smtp is not None
+
+    # ------------------------------------------------------------------
+    # the sending thread
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="pbm-outbox", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        """New replies are queued (cheap; callable from any thread)."""
+        self._wake.set()
+
+    def stop(self, timeout: float = 60.0) -> None:
+        """Make a last try for what is queued, then end the thread (call once
+        the intake has stopped, so that the last replies are in)."""
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.close()
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.clear()
+            try:
+                sent, failed = self.flush()
+            except Exception:  # the database busy for long, a bug: log, wait, go on
+                log.exception("outbox trouble")
+                sent, failed = 0, True
+            if sent and not failed:
+                continue  # there may be more
+            self._wake.wait(min(self.delay, 5.0))
+        try:
+            self.flush()  # a last try for what is queued
+        except Exception:
+            log.exception("outbox trouble at stop")
+
+    def flush(self) -> tuple[int, bool]:
+        """Send what is due, in order, the replies to one mail at a time;
+        stop at the first relay failure (every unsent reply then waits for
+        the retry time).  Returns (sent, failed).
+
+        The replies to one mail are marked sent together, in one transaction
+        once they went out: a crash in between sends again only the replies
+        to that one mail, and the outbox takes the write lock once per mail
+        instead of once per reply."""
+        sent = 0
+        rows = self.due()
+        start = 0
+        while start < len(rows):
+            end = start + 1
+            while end < len(rows) and rows[end]["message_key"] == rows[start]["message_key"]:
+                end += 1
+            results = self._send_group(rows[start:end])
+            start = end
+            self.settle(results)
+            sent += sum(1 for _, outcome, _ in results if outcome == "sent")
+            if any(outcome == "failed" for _, outcome, _ in results):
+                return sent, True
+        return sent, False
+
+    def _send_group(self, rows: list) -> list[tuple[object, str, str]]:
+        """Send the replies to one mail: to different addresses at the same
+        time (up to ``[outbox] connections``), to one address one after the
+        other.  (row, outcome, why) for each reply tried; after a relay
+        failure the rest of that address's replies are not tried."""
+        lanes: dict[str, list] = {}
+        for row in rows:
+            lanes.setdefault(row["recipient"].lower(), []).append(row)
+        connections = self.config.outbox.connections
+        if len(lanes) == 1 or connections == 1 or not self.uses_relay:
+            return self._send_lane(rows)
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=connections, thread_name_prefix="pbm-smtp")
+        futures = [self._pool.submit(self._send_lane, lane) for lane in lanes.values()]
+        return [result for future in futures for result in future.result()]
+
+    def _send_lane(self, rows: list) -> list[tuple[object, str, str]]:
+        out = []
+        for row in rows:
+            outcome, why = self.send(row)
+            out.append((row, outcome, why))
+            if outcome == "failed":
+                break
+        return out
+
+    def due(self, limit: int = 200) -> list:
+        rows = self.store.unsent_replies(limit, due=self.clock(), from_id=self._from_id)
+        if rows:
+            self._from_id = rows[0]["id"]
+        return rows
+
+    def send(self, row) -> tuple[str, str]:
+        """Deliver one reply: ("sent", ""), ("refused", why) for a permanent
+        refusal of this reply, or ("failed", why) when the relay is in trouble.
+        Safe to call from several threads at once (each takes a connection
+        of its own)."""
+        if not self.uses_relay:
+            self._write_maildir(bytes(row["message"]))
+            return "sent", ""
+        smtp = None
+        try:
+            smtp = self._lease()
+            try:
+                smtp.sendmail(self._envelope_sender, [row["recipient"]], row["message"])
+            except smtplib.SMTPServerDisconnected:
+                # the relay closed an idle connection: one fresh try
+                self._discard(smtp)
+                smtp = None
+                smtp = self._connect()
+                smtp.sendmail(self._envelope_sender, [row["recipient"]], row["message"])
+            self._give_back(smtp)
+            return "sent", ""
+        except (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError) as exc:
+            code = getattr(exc, "smtp_code", 0) or _first_code(exc)
+            if code >= 500:
+                self._give_back(smtp)  # the session is fine: smtplib reset it
+                return "refused", f"{type(exc).__name__}: {exc}"
+            self._discard(smtp)
+            return "failed", f"{type(exc).__name__}: {exc}"
+        except (OSError, smtplib.SMTPException) as exc:
+            self._discard(smtp)
+            return "failed", f"{type(exc).__name__}: {exc}"
+
+    def settle(self, results: list[tuple[object, str, str]]) -> None:
+        """Record what became of replies, (row, outcome, why) each, in one
+        transaction.  A reply sent must be marked sent, or it would go out
+        again: while the pipeline keeps the database busy, this waits and
+        tries again."""
+        for attempt in range(600):
+            try:
+                self._settle(results)
+                return
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc):
+                    raise
+                log.warning("database busy while marking reply %s; trying again", results[0][0]["id"])
+                time.sleep(0.05)
+        self._settle(results)
+
+    def _settle(self, results: list[tuple[object, str, str]]) -> None:
+        failures = [why for _, outcome, why in results if outcome == "failed"]
+        with self.store.atomic():
+            now = self.clock()
+            for row, outcome, why in results:
+                if outcome == "sent":
+                    self.store.mark_sent(row["id"], now)
+                elif outcome == "refused":
+                    log.error("relay refused the reply %s to %s for good: %s", row["id"], row["recipient"], why)
+                    self.store.mark_refused(row["id"], why, now)
+            if failures:
+                retry = now + timedelta(seconds=self.delay)
+                self.store.postpone_unsent(failures[0], retry)
+                log.warning("relay failed (%s); retrying in %.1f s", failures[0], self.delay)
+        if failures:
+            self.delay = min(self.delay * 2, self.config.outbox.retry_max_seconds)
+        else:
+            self.delay = self.config.outbox.retry_initial_seconds
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for smtp in idle:
+            self._discard(smtp)
+
+    def _lease(self) -> smtplib.SMTP:
+        """An open relay connection not in use, made when there is none."""
+        with self._idle_lock:
+            if self._idle:
+                return self._idle.pop()
+        return self._connect()
+
+    def _give_back(self, smtp: smtplib.SMTP | None) -> None:
+        if smtp is not None:
+            with self._idle_lock:
+                self._idle.append(smtp)
+
+    @staticmethod
+    def _discard(smtp: smtplib.SMTP | None) -> None:
+        if smtp is not None:
+            try:
+                smtp.quit()
+            except (OSError, smtplib.SMTPException):
+                smtp.close()
+
+    def _connect(self) -> smtplib.SMTP:
+        cfg = self.config.smtp
+        assert cfg is not None
+        timeout = 30
+        if cfg.tls == "ssl":
+            smtp: smtplib.SMTP = smtplib.SMTP_SSL(cfg.host, cfg.port, timeout=timeout, context=tls_context(cfg.ca_file))
+        else:
+            smtp = smtplib.SMTP(cfg.host, cfg.port, timeout=timeout)
+        try:
+            if cfg.tls == "starttls":
+                # refused (SMTPNotSupportedError) when the relay does not
+                # offer it: nothing goes out in plain text then
+                smtp.starttls(context=tls_context(cfg.ca_file))
+            if cfg.username:
+                smtp.login(cfg.username, cfg.password.reveal() if cfg.password else "")
+        except BaseException:
+            smtp.close()
+            raise
+        return smtp
+
+    def _write_maildir(self, message: bytes) -> None:
+        if self._maildir is None:
+            path = Path(self.config.outbox.maildir)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._maildir = mailbox.Maildir(str(path), create=True)
+        self._maildir.add(message)
