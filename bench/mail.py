@@ -41,14 +41,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import smtplib
 import random
+import smtplib
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from datetime import UTC
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,9 +57,9 @@ sys.path.insert(0, str(ROOT))
 
 import aioimaplib  # noqa: E402
 
-from pbm.config import load_config  # noqa: E402
-from pbm.app.pipeline import Pipeline  # noqa: E402
 from pbm.app.messages import wire_bytes  # noqa: E402
+from pbm.app.pipeline import Pipeline  # noqa: E402
+from pbm.config import load_config  # noqa: E402
 from pbm.domain.store import Store  # noqa: E402
 from pbm.trax import Board  # noqa: E402
 from tests.mail.daemon import DaemonThread, command_mail, write_config  # noqa: E402
@@ -137,7 +138,7 @@ class SinkProcess:
             raise AssertionError(answer)
         return float(answer.split()[1])
 
-    def __enter__(self) -> "SinkProcess":
+    def __enter__(self) -> SinkProcess:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -234,13 +235,14 @@ def throughput(dovecot: Dovecot, boards: int, moves: int,
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp, SinkProcess() as sink:
         user, password = "bench" + str(rng.randrange(10**6)), "pw"
         dovecot.add_user(user, password)
-        path = write_config(Path(tmp), dovecot=dovecot, user=type("U", (), {"name": user, "password": password}), sink=sink)
+        account = type("U", (), {"name": user, "password": password})
+        path = write_config(Path(tmp), dovecot=dovecot, user=account, sink=sink)
         setup = setup_mails(boards)
         work = move_mails(boards, moves, rng, games=games)
         staged = move_mails(boards, moves, rng, first=moves, games=games)
         # the daemon in its own process, as in production (the sink and the
         # LMTP feeder stay in this one)
-        log = open(server_log, "wb") if server_log else subprocess.DEVNULL
+        log = open(server_log, "wb") if server_log else subprocess.DEVNULL  # noqa: SIM115 - open while the daemon runs
         server = subprocess.Popen([sys.executable, "-m", "pbm", "serve", "--config", str(path)], cwd=tmp,
                                   stdout=log, stderr=log)
         try:
@@ -332,7 +334,8 @@ def latency(dovecot: Dovecot, samples: int) -> list[float]:
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp, Sink() as sink:
         user, password = "lat" + str(random.randrange(10**6)), "pw"
         dovecot.add_user(user, password)
-        path = write_config(Path(tmp), dovecot=dovecot, user=type("U", (), {"name": user, "password": password}), sink=sink)
+        account = type("U", (), {"name": user, "password": password})
+        path = write_config(Path(tmp), dovecot=dovecot, user=account, sink=sink)
         out = []
         with DaemonThread(path):
             time.sleep(0.5)  # let it settle into IDLE
@@ -348,14 +351,14 @@ def latency(dovecot: Dovecot, samples: int) -> list[float]:
 
 def sample_reply(moves: list[str]) -> bytes:
     """A board mail as the daemon sends it, after these moves."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
 
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         config = load_config(write_config(Path(tmp)))
         store = Store(config.server.database)
         pipeline = Pipeline(store, config)
-        now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        now = datetime(2026, 1, 1, tzinfo=UTC)
         pipeline.exec_command("a@x.org", "signup alice apple", now=now)
         pipeline.exec_command("b@x.org", "signup bob banana", now=now)
         pipeline.exec_command("a@x.org", "trax challenge alice bob", now=now)
@@ -418,7 +421,8 @@ def main() -> None:
     if args.only in (None, "throughput", "latency"):
         with Dovecot() as dovecot:
             if args.only in (None, "throughput"):
-                rate, processing, ceiling, cpu, sink_rate = throughput(dovecot, args.boards, args.moves, args.server_log)
+                figures = throughput(dovecot, args.boards, args.moves, args.server_log)
+                rate, processing, ceiling, cpu, sink_rate = figures
                 n = args.boards * args.moves
                 print(f"ceiling:    {ceiling:,.0f} msg/s (fetch and flag, one at a time, mail already delivered)")
                 print(f"throughput: {rate:,.0f} msg/s ({n} move commands over {args.boards} boards, "
@@ -441,7 +445,7 @@ def main() -> None:
                       f"(no SMTP, no sink); ratio {alone / ceiling:.2f}; daemon {alone_cpu:.2f} ms CPU per command")
             if args.only in (None, "latency"):
                 lat = sorted(latency(dovecot, args.samples))
-                p95 = lat[min(len(lat) - 1, int(round(0.95 * len(lat))) - 1)]
+                p95 = lat[min(len(lat) - 1, round(0.95 * len(lat)) - 1)]
                 print(f"latency:    median {statistics.median(lat) * 1000:.0f} ms, 95th percentile {p95 * 1000:.0f} ms "
                       f"(IDLE, delivery to reply at the sink)")
     if args.only not in (None, "scaling"):

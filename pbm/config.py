@@ -308,6 +308,7 @@ def _server(t: _Table) -> ServerConfig:
 def _imap(t: _Table, environ: Mapping[str, str]) -> ImapConfig:
     tls = t.choice("tls", TLS_MODES)
     password, password_env = t.password(environ, required=True)
+    assert password is not None  # required: given, or an error was raised
     config = ImapConfig(
         host=t.text("host"),
         port=t.port("port", default=IMAP_PORTS[tls]),

@@ -18,8 +18,8 @@ from pbm.config import (
     ImapConfig,
     Secret,
     load_config,
-    tls_context,
     section_keys,
+    tls_context,
 )
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "config.example.toml"

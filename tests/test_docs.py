@@ -3,11 +3,11 @@
 import re
 from pathlib import Path
 
+from pbm.app.compose import TEMPLATES
+from pbm.app.handlers import HANDLERS
 from pbm.domain import refusals as errors
 from pbm.grammar import REGISTRY
 from pbm.grammar.spec import Scope
-from pbm.app.handlers import HANDLERS
-from pbm.app.compose import TEMPLATES
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

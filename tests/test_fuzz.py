@@ -75,9 +75,7 @@ def filled(usage: str, words: list[str]) -> str:
     """A usage line with its placeholders (USERID, BOARD, [...]) replaced by ``words``."""
     out, pool = [], iter(words)
     for token in usage.split(" "):
-        if token.startswith("[") or token == "...":
-            token = next(pool, "")
-        elif re.fullmatch(r"[A-Z0-9#\[\]|.<>_-]+", token) and token != "#N":
+        if token.startswith("[") or token == "..." or (re.fullmatch(r"[A-Z0-9#\[\]|.<>_-]+", token) and token != "#N"):
             token = next(pool, "")
         out.append(token)
     return " ".join(t for t in out if t)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pbm.grammar import GAMES, REGISTRY, Scope, usage
+from pbm.app.compose import TEMPLATES, Renderer
 from pbm.app.help import (
     EXAMPLE_MOVES,
     FORCED_MOVES,
@@ -20,7 +20,7 @@ from pbm.app.help import (
     help_context,
     resolve_topics,
 )
-from pbm.app.compose import TEMPLATES, Renderer
+from pbm.grammar import GAMES, REGISTRY, Scope, usage
 from pbm.trax.render import render as render_board
 
 SERVER = SimpleNamespace(name="Trax PBM", address="pbm@localhost")

@@ -126,7 +126,7 @@ def test_no_import_cycle():
         path.append(m)
         for n in sorted(edges[m]):
             if state.get(n) == "open":
-                cycle = path[path.index(n):] + [n]
+                cycle = [*path[path.index(n):], n]
                 pytest.fail("import cycle: " + " -> ".join(cycle))
             if n not in state:
                 visit(n)

@@ -28,7 +28,7 @@ def test_the_readme_compact_diagram_is_what_render_draws():
 
 
 def test_the_readme_error_examples_are_the_engine_messages():
-    board = Board.replay("@0/ B1+ C1/ C2\\ @1+ A2/ A3/ D3\\".split())
+    board = Board.replay(["@0/", "B1+", "C1/", "C2\\", "@1+", "A2/", "A3/", "D3\\"])
     flat = " ".join(README.split())
     with pytest.raises(IllegalMoveError) as illegal:
         board.play("B3\\")

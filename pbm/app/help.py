@@ -99,7 +99,8 @@ def command_template(name: str) -> str:
 
 def game_template(game: str) -> str:
     """The rules template of a game type."""
-    return TOPICS[_check_game(game)]
+    _check_game(game)
+    return TOPICS[game]
 
 
 def resolve_topics(words: Sequence[str], game: str | None) -> list[str]:

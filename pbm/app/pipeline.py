@@ -169,7 +169,8 @@ class Pipeline:
         return Reply(template, (sender,), {"command": None, "message": "", "right_form": None,
                                            "view": None, "position": None, **context})
 
-    def exec_command(self, sender: str, subject: str, body: str = "", *, now: datetime, dry_run: bool = False) -> Result:
+    def exec_command(self, sender: str, subject: str, body: str = "", *, now: datetime,
+                     dry_run: bool = False) -> Result:
         """A command typed by an operator: handled like a mail from ``sender``."""
         msg = outgoing(
             sender=("", sender), recipient=self.config.server.address, subject=subject, body=body or "",

@@ -23,7 +23,8 @@ class _TextOfHtml:
 def body_text(msg: Message) -> str:
     """The text a player wrote: the first text/plain part that is not an
     attachment, else the first text/html part made into text."""
-    plain = html = None
+    plain: Message | None = None
+    html: Message | None = None
     for part in msg.walk():
         if part.is_multipart():
             continue
@@ -35,14 +36,14 @@ def body_text(msg: Message) -> str:
             plain = part
         elif kind == "text/html" and html is None:
             html = part
-    part = plain or html
-    if part is None:
+    chosen = plain or html
+    if chosen is None:
         return ""
-    payload = part.get_payload(decode=True)
+    payload = chosen.get_payload(decode=True)
     if not isinstance(payload, bytes):
         return ""
     try:
-        text = payload.decode(part.get_content_charset() or "utf-8", errors="replace")
+        text = payload.decode(chosen.get_content_charset() or "utf-8", errors="replace")
     except LookupError:  # a charset nobody knows
         text = payload.decode("utf-8", errors="replace")
-    return _TextOfHtml.convert(text) if part is html else text
+    return _TextOfHtml.convert(text) if chosen is html else text

@@ -39,7 +39,7 @@ def screen(msg: Message, sender: str | None, config: Config) -> str | None:
             return f"automatic mail ({name})"
     if str(msg.get("Precedence", "")).strip().lower() in ("bulk", "junk", "list"):
         return "bulk or list mail (Precedence)"
-    if any(name.lower().startswith("list-") for name in msg.keys()):
+    if any(name.lower().startswith("list-") for name in msg):
         return "mailing-list mail"
     if msg.get_content_type() == "multipart/report" or sender.lower().startswith(("mailer-daemon@", "postmaster@")):
         return "delivery status notification"

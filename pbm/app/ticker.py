@@ -37,7 +37,7 @@ def tick(ctx: Context) -> list[Reply]:
                 if what is not None:
                     replies.extend(_act(ctx, row, what))
             ctx.positions.keep_lent()
-        except Exception:  # noqa: BLE001 - one broken board must not stop the clock
+        except Exception:
             ctx.positions.drop_lent()
             log.exception("clock work failed on board %s", row["number"])
     try:
@@ -45,7 +45,7 @@ def tick(ctx: Context) -> list[Reply]:
             replies.extend(late_round_mail(ctx, late) for late in tournaments.late_rounds(ctx))
             replies.extend(tournament_news(ctx, tournaments.start_due(ctx)))
         ctx.positions.keep_lent()
-    except Exception:  # noqa: BLE001
+    except Exception:
         ctx.positions.drop_lent()
         log.exception("clock work failed starting tournaments")
     return replies

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from pbm.domain import scoring
 from pbm.domain.boards import Game, colour_of_turn, mover_id
 from pbm.domain.clocks import BoardClock, board_clock
+from pbm.domain.context import Context
 from pbm.domain.ratings import rating_changes
 from pbm.domain.store import Row, Store
-from pbm.domain.tournaments import FORMAT_NAMES, Event, games_and_byes, group_standings
-from pbm.domain import scoring
-from pbm.domain.context import Context
 from pbm.domain.times import shown, span
+from pbm.domain.tournaments import FORMAT_NAMES, Event, games_and_byes, group_standings
 from pbm.trax import Board, get_variant
 
 # ----------------------------------------------------------------------------
@@ -94,7 +94,7 @@ def group_table(event: Event, stage: str | None) -> dict[str, Any]:
     grid = scoring.crosstable(order, games_and_byes(pairings)[0])
     withdrawn = {e["user_id"] for e in event.entrants if e["withdrawn_at"] is not None}
     marks = {1.0: "1", 0.5: "½", 0.0: "0", None: "."}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for s in table:
         cells = []
         for other in order:

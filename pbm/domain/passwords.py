@@ -57,7 +57,8 @@ class VerifiedPasswords:
         self.known: dict[bytes, None] = {}
 
     def _token(self, password: str, stored: str) -> bytes:
-        return hmac.new(self.key, stored.encode() + b"\0" + password.encode("utf-8", "surrogatepass"), "sha256").digest()
+        message = stored.encode() + b"\0" + password.encode("utf-8", "surrogatepass")
+        return hmac.new(self.key, message, "sha256").digest()
 
     def remember(self, password: str, stored: str) -> None:
         """A hash just made from this password (signup, new password)."""

@@ -7,7 +7,7 @@ and durations as ``3d 4h`` (:func:`span`).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 DAY = timedelta(days=1)
 
@@ -21,7 +21,7 @@ def stamp(now: datetime) -> str:
 def when(text: str) -> datetime:
     """A stored moment; one without a zone is taken as UTC."""
     moment = datetime.fromisoformat(text)
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def shown(moment: datetime | str | None) -> str | None:
@@ -30,7 +30,7 @@ def shown(moment: datetime | str | None) -> str | None:
         return None
     if isinstance(moment, str):
         moment = when(moment)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def span(delta: timedelta) -> str:

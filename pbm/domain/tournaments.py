@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -202,7 +203,7 @@ def _pair_swiss(ctx: Context, event: Event, round_: int) -> list[int]:
     return numbers
 
 
-def _pair_knockout(ctx: Context, event: Event, round_: int, pairs: list[tuple[int, int | None]]) -> list[int]:
+def _pair_knockout(ctx: Context, event: Event, round_: int, pairs: Sequence[tuple[int, int | None]]) -> list[int]:
     numbers = []
     withdrawn = {e["user_id"] for e in event.entrants if e["withdrawn_at"] is not None}
     for white, black in pairs:
@@ -347,7 +348,8 @@ def knockout_winners(event: Event, round_: int) -> tuple[list[int], list[tuple[i
 
 def games_and_byes(pairings: list[Row]) -> tuple[list[scoring.Game], dict[int, int]]:
     """The games of these pairings, and the byes per player."""
-    games, byes = [], {}
+    games: list[scoring.Game] = []
+    byes: dict[int, int] = {}
     for p in pairings:
         if p["black_id"] is None:
             byes[p["white_id"]] = byes.get(p["white_id"], 0) + 1

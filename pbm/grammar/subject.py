@@ -66,6 +66,6 @@ def decode_subject(raw: str) -> str:
     else:
         try:
             decoded = str(policy.default.header_factory("subject", raw))
-        except Exception:  # noqa: BLE001 - lenient parser, but a subject must never stop a mail
+        except Exception:
             decoded = raw
     return strip_prefixes(clean_line(decoded))

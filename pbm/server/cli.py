@@ -9,15 +9,15 @@ import io
 import logging
 import sys
 from contextlib import closing
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.generator import BytesGenerator
-from email.message import EmailMessage
+from email.message import Message
 from email.utils import parseaddr
 from pathlib import Path
 
-from pbm.config import ConfigError, load_config
 from pbm.app.pipeline import Pipeline, Result
 from pbm.app.ticker import run_tick
+from pbm.config import ConfigError, load_config
 from pbm.domain.store import Store
 from pbm.domain.times import when
 from pbm.grammar.tokens import fold
@@ -26,7 +26,7 @@ from pbm.trax import VARIANTS
 from .daemon import serve
 
 
-def mbox(messages: list[EmailMessage], now: datetime) -> bytes:
+def mbox(messages: list[Message], now: datetime) -> bytes:
     """The messages in mbox form (``From `` lines, ``>From`` quoting)."""
     out = io.BytesIO()
     for msg in messages:
@@ -39,7 +39,7 @@ def mbox(messages: list[EmailMessage], now: datetime) -> bytes:
 
 def _now(text: str | None) -> datetime:
     if not text:
-        return datetime.now(timezone.utc).replace(microsecond=0)
+        return datetime.now(UTC).replace(microsecond=0)
     return when(text)
 
 
@@ -53,7 +53,8 @@ def _report(result: Result, now: datetime) -> None:
     sys.stdout.buffer.write(mbox(result.replies, now))
     sys.stdout.flush()
     note = result.status if not result.reason else f"{result.status}: {result.reason}"
-    print(f"pbm: {result.key}: {note}; {len(result.replies)} repl{'y' if len(result.replies) == 1 else 'ies'}", file=sys.stderr)
+    count = len(result.replies)
+    print(f"pbm: {result.key}: {note}; {count} repl{'y' if count == 1 else 'ies'}", file=sys.stderr)
 
 
 def cmd_process(args: argparse.Namespace) -> int:
@@ -120,7 +121,7 @@ def cmd_failed(args: argparse.Namespace) -> int:
             return 1
         try:
             result = pipeline.handle(row["raw"], now=now)
-        except Exception as exc:  # noqa: BLE001 - still broken: say so, keep it
+        except Exception as exc:
             print(f"pbm: failed mail {args.id} failed again: {type(exc).__name__}: {exc}", file=sys.stderr)
             return 1
         with store.atomic():
@@ -164,16 +165,20 @@ def cmd_user(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tally(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none"
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     with _store(args) as store:
         s = store.stats()
     handled = s["handled"]
-    print(f"mail handled:     {sum(handled.values())} ({', '.join(f'{k} {v}' for k, v in sorted(handled.items())) or 'none'})")
+    print(f"mail handled:     {sum(handled.values())} ({_tally(handled)})")
     print(f"mail failed:      {s['failed']} waiting for the operator (pbm failed list)")
     print(f"replies:          {s['sent']} sent, {s['queue']} in the queue, {s['refused']} refused by the relay")
     print(f"users:            {s['users']}")
     active = s["active_boards"]
-    print(f"active boards:    {sum(active.values())} ({', '.join(f'{k} {v}' for k, v in sorted(active.items())) or 'none'})")
+    print(f"active boards:    {sum(active.values())} ({_tally(active)})")
     print(f"finished boards:  {s['finished_boards']}")
     print(f"tournaments:      {s['tournaments_running']} running")
     return 0

@@ -17,22 +17,23 @@ import logging
 import signal
 import sqlite3
 import time
-from datetime import datetime, timezone
-from typing import Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
 
+from pbm.app.pipeline import Pipeline
+from pbm.app.ticker import run_tick
 from pbm.config import Config
+from pbm.domain.store import Store, is_busy
+
 from .inbox import Inbox
 from .listener import start_listener
 from .outbox import Outbox
-from pbm.app.pipeline import Pipeline, Result
-from pbm.app.ticker import run_tick
-from pbm.domain.store import Store, is_busy
 
 log = logging.getLogger("pbm.daemon")
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc).replace(microsecond=0)
+    return datetime.now(UTC).replace(microsecond=0)
 
 
 class Daemon:
@@ -65,7 +66,7 @@ class Daemon:
             return await asyncio.to_thread(self._handle_many, mails)
 
     def _handle_many(self, mails: list[tuple[bytes, str]]) -> list[bool]:
-        out = []
+        out: list[bool] = []
         for raw, source in mails:
             if out and self.stop.is_set():
                 break
@@ -99,7 +100,7 @@ class Daemon:
         async with self.lock:
             try:
                 messages = await asyncio.to_thread(run_tick, self.pipeline, self.clock())
-            except Exception:  # noqa: BLE001 - the clock must not stop the daemon
+            except Exception:
                 log.exception("the clock work failed")
                 return 0
         if messages:
@@ -113,7 +114,7 @@ class Daemon:
             await self.tick()
             try:
                 await asyncio.wait_for(self.stop.wait(), timeout=interval)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     def _handle_waiting(self, raw: bytes):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import aioimaplib
 
@@ -67,7 +67,7 @@ class Inbox:
             try:
                 await self._session()
                 delay = 1.0
-            except (OSError, asyncio.TimeoutError, ImapTrouble, aioimaplib.Abort, aioimaplib.CommandTimeout) as exc:
+            except (TimeoutError, OSError, ImapTrouble, aioimaplib.Abort, aioimaplib.CommandTimeout) as exc:
                 log.warning("IMAP connection trouble (%s: %s); reconnecting in %.0f s", type(exc).__name__, exc, delay)
             except Exception:  # a server answer aioimaplib chokes on, a bug: intake must go on
                 log.exception("IMAP intake failed unexpectedly; reconnecting in %.0f s", delay)
@@ -77,7 +77,7 @@ class Inbox:
                 break
             try:
                 await asyncio.wait_for(self.stop.wait(), timeout=delay)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             delay = min(delay * 2, 60.0)
 
@@ -113,14 +113,15 @@ class Inbox:
             else:
                 try:
                     await asyncio.wait_for(self.stop.wait(), timeout=cfg.poll_interval_seconds)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
 
     async def _starttls(self, imap: aioimaplib.IMAP4) -> None:
         """aioimaplib has no STARTTLS of its own: send the command, then
         upgrade the connection under the same protocol object."""
         protocol = imap.protocol
-        _ok(await self._call(protocol.execute(aioimaplib.Command("STARTTLS", protocol.new_tag(), loop=asyncio.get_running_loop()))), "STARTTLS")
+        command = aioimaplib.Command("STARTTLS", protocol.new_tag(), loop=asyncio.get_running_loop())
+        _ok(await self._call(protocol.execute(command)), "STARTTLS")
         loop = asyncio.get_running_loop()
         transport = await loop.start_tls(
             protocol.transport, protocol, tls_context(self.config.ca_file), server_hostname=self.config.host
@@ -199,6 +200,7 @@ class Inbox:
     async def _fetch(self, uids: list[int]) -> list[tuple[int, bytes]]:
         """The raw messages of these UIDs, in UID order (one FETCH command;
         a message gone meanwhile is simply missing)."""
+        assert self.imap is not None
         response = _ok(
             await self._call(self.imap.uid("fetch", ",".join(map(str, uids)), "(UID BODY.PEEK[])")), "UID FETCH"
         )
@@ -216,6 +218,7 @@ class Inbox:
 
     async def _move(self, uids: list[int], folder: str) -> None:
         imap = self.imap
+        assert imap is not None
         uid_set = ",".join(str(u) for u in uids)
         if imap.has_capability("MOVE"):
             _ok(await self._call(imap.uid("move", uid_set, folder)), "UID MOVE")
@@ -232,6 +235,7 @@ class Inbox:
 
     async def _idle(self) -> None:
         imap = self.imap
+        assert imap is not None
         idle = await self._call(imap.idle_start(timeout=max(self.config.poll_interval_seconds, 30)))
         push = asyncio.ensure_future(imap.wait_server_push(timeout=self.config.poll_interval_seconds))
         stopping = asyncio.ensure_future(self.stop.wait())

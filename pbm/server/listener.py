@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
@@ -42,7 +42,7 @@ class IntakeHandler:
         return "250 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
-        raw = envelope.original_content or envelope.content
+        raw = envelope.original_content or envelope.content or b""
         if isinstance(raw, str):
             raw = raw.encode("utf-8", "surrogateescape")
         await self.handle(with_return_path(raw, envelope.mail_from), "smtp")

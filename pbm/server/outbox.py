@@ -28,20 +28,20 @@ import smtplib
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from email.utils import parseaddr
 from functools import cached_property
 from pathlib import Path
-from typing import Callable
 
 from pbm.config import Config, tls_context
-from pbm.domain.store import Store, is_busy
+from pbm.domain.store import Row, Store, is_busy
 
 log = logging.getLogger("pbm.outbox")
 
 
-def _first_code(exc: smtplib.SMTPRecipientsRefused) -> int:
+def _first_code(exc: smtplib.SMTPException) -> int:
     codes = [code for code, _ in getattr(exc, "recipients", {}).values()]
     return min(codes) if codes else 0
 
@@ -132,7 +132,7 @@ class Outbox:
                 return sent, True
         return sent, False
 
-    def _send_group(self, rows: list) -> list[tuple[object, str, str]]:
+    def _send_group(self, rows: list[Row]) -> list[tuple[Row, str, str]]:
         """Send the replies to one mail: to different addresses at the same
         time (up to ``[outbox] connections``), to one address one after the
         other.  (row, outcome, why) for each reply tried; after a relay
@@ -148,7 +148,7 @@ class Outbox:
         futures = [self._pool.submit(self._send_lane, lane) for lane in lanes.values()]
         return [result for future in futures for result in future.result()]
 
-    def _send_lane(self, rows: list) -> list[tuple[object, str, str]]:
+    def _send_lane(self, rows: list[Row]) -> list[tuple[Row, str, str]]:
         out = []
         for row in rows:
             outcome, why = self.send(row)
@@ -157,7 +157,7 @@ class Outbox:
                 break
         return out
 
-    def due(self, limit: int = 200) -> list:
+    def due(self, limit: int = 200) -> list[Row]:
         rows = self.store.unsent_replies(limit, due=self.clock(), from_id=self._from_id)
         if rows:
             self._from_id = rows[0]["id"]
@@ -195,12 +195,12 @@ class Outbox:
             self._discard(smtp)
             return "failed", f"{type(exc).__name__}: {exc}"
 
-    def settle(self, results: list[tuple[object, str, str]]) -> None:
+    def settle(self, results: list[tuple[Row, str, str]]) -> None:
         """Record what became of replies, (row, outcome, why) each, in one
         transaction.  A reply sent must be marked sent, or it would go out
         again: while the pipeline keeps the database busy, this waits and
         tries again."""
-        for attempt in range(600):
+        for _ in range(600):
             try:
                 self._settle(results)
                 return
@@ -211,7 +211,7 @@ class Outbox:
                 time.sleep(0.05)
         self._settle(results)
 
-    def _settle(self, results: list[tuple[object, str, str]]) -> None:
+    def _settle(self, results: list[tuple[Row, str, str]]) -> None:
         failures = [why for _, outcome, why in results if outcome == "failed"]
         with self.store.atomic():
             now = self.clock()

@@ -121,7 +121,7 @@ class DaemonThread:
             self.loop.run_until_complete(self.loop.shutdown_default_executor())
             self.loop.close()
 
-    def __enter__(self) -> "DaemonThread":
+    def __enter__(self) -> DaemonThread:
         self.thread.start()
         assert self.ready.wait(30), "the daemon did not start"
         if self.error:

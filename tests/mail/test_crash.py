@@ -31,7 +31,7 @@ def test_sigkill_at_random_points_loses_nothing_and_applies_nothing_twice(tmp_pa
     # each challenge makes one board and two replies: easy to count exactly
     work = [command_mail("op@example.org", "trax challenge alice bob", f"game {i}") for i in range(COMMANDS)]
     rng = random.Random(20261121)
-    log = open(tmp_path / "serve.log", "wb")
+    log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 - open while the server runs
     server = start_server(path, log)
     try:
         for raw in setup:

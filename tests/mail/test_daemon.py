@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import smtplib
+from datetime import UTC
 
 from pbm.app.pipeline import Pipeline
 from pbm.config import load_config
@@ -11,7 +12,7 @@ from pbm.domain.store import Store
 from .daemon import SERVER, DaemonThread, command_mail, wait_until, write_config
 from .servers import free_port
 
-LOOP_GAME = "@0+ B1\\ B2/ A2+ A3/ A0\\ @3+ @3\\ B2+".split()
+LOOP_GAME = ["@0+", "B1\\", "B2/", "A2+", "A3/", "A0\\", "@3+", "@3\\", "B2+"]
 
 
 def game_mails() -> list[bytes]:
@@ -50,7 +51,8 @@ def test_a_whole_game_by_mail_through_dovecot(tmp_path, dovecot, mail_user, sink
         for raw in game_mails():
             dovecot.deliver(mail_user.name, raw)
             # one at a time, as players would: each move needs the previous one
-            wait_until(lambda n=len(sink.messages): len(sink.messages) > n, what="a reply")
+            before = len(sink.messages)
+            wait_until(lambda n=before: len(sink.messages) > n, what="a reply")
         check_game_replies(sink)
         wait_until(lambda: dovecot.count(mail_user.name, mail_user.password, "pbm/processed") == 12,
                    what="processed mail")
@@ -85,7 +87,7 @@ def test_the_listener_refuses_other_recipients_and_oversized_mail(tmp_path, sink
             smtp.ehlo()
             code, _ = smtp.docmd("MAIL FROM:<a@example.org>")
             assert code == 250
-            code, text = smtp.docmd("RCPT TO:<someone@else.example>")
+            code, _ = smtp.docmd("RCPT TO:<someone@else.example>")
             assert code == 550
             smtp.rset()
             try:
@@ -169,14 +171,14 @@ def test_automatic_mail_and_our_own_replies_get_no_answer(tmp_path, dovecot, mai
 
 
 def test_the_daemon_does_the_clock_work_and_sends_the_reminders(tmp_path, sink):
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
 
     path = write_config(tmp_path, sink=sink, listen_port=free_port())
     config = load_config(path)
     store = Store(config.server.database)
     pipeline = Pipeline(store, config)
-    long_ago = datetime.now(timezone.utc) - timedelta(days=8)
+    long_ago = datetime.now(UTC) - timedelta(days=8)
     for sender, subject in (("alice@example.org", "signup alice apple"), ("bob@example.org", "signup bob banana"),
                             ("alice@example.org", "trax challenge alice bob")):
         pipeline.exec_command(sender, subject, now=long_ago)

@@ -13,9 +13,9 @@ from pathlib import Path
 import aioimaplib
 import pytest
 
+import pbm.server.inbox
 from pbm.config import load_config
 from pbm.server.inbox import Inbox
-import pbm.server.inbox
 
 from .daemon import DaemonThread, command_mail, wait_until, write_config
 from .servers import Dovecot

@@ -4,16 +4,16 @@ kept through relay failures."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from pbm.config import load_config
-from pbm.server.outbox import Outbox
 from pbm.app.pipeline import Pipeline
+from pbm.config import load_config
 from pbm.domain.store import Store
+from pbm.server.outbox import Outbox
 
 from .daemon import command_mail, write_config
 
-NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
 def _setup(tmp_path, sink, connections: int):
@@ -91,7 +91,7 @@ def test_a_relay_failure_in_a_group_keeps_what_went_out_and_the_order(tmp_path, 
         assert len(unsent) == 3
         assert all(row["next_attempt_at"] > NOW.isoformat() for row in unsent)  # all wait for the retry
         # the retry time comes; everything goes out once
-        outbox.clock = lambda: datetime(2026, 3, 1, 13, 0, tzinfo=timezone.utc)
+        outbox.clock = lambda: datetime(2026, 3, 1, 13, 0, tzinfo=UTC)
         assert outbox.flush() == (3, False)
     finally:
         outbox.close()

@@ -89,7 +89,7 @@ def test_failed_start_shows_the_log():
             blocker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             blocker.bind((server.host, server.imap_port))
             blocker.listen()
-            with pytest.raises(MailServerError, match="(?s)exited.*Address already in use"):
+            with pytest.raises(MailServerError, match=r"(?s)exited.*Address already in use"):
                 server.start(timeout=5)
         assert not server.running
     finally:

@@ -4,7 +4,7 @@ and a mail client that pushes mail through the real pipeline."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -12,14 +12,14 @@ from email.utils import format_datetime, make_msgid
 
 import pytest
 
-from pbm.config import load_config
 from pbm.app.pipeline import Pipeline, Result
+from pbm.config import load_config
 from pbm.domain.store import Store
 
 
 class Clock:
     def __init__(self) -> None:
-        self.now = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+        self.now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
     def advance(self, **delta) -> None:
         self.now += timedelta(**delta)

@@ -6,7 +6,7 @@ import mailbox
 import re
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -149,7 +149,7 @@ def test_operator_tools_failed_mail_list_and_retry(site):
     store = Store(site / "game.sqlite3")
     with store.atomic():
         store.record_failed_mail("smtp", mail("signup carol cherry", sender="carol@example.org"),
-                                 "Traceback ...\nRuntimeError: disk on fire", datetime(2026, 5, 1, tzinfo=timezone.utc))
+                                 "Traceback ...\nRuntimeError: disk on fire", datetime(2026, 5, 1, tzinfo=UTC))
     store.close()
     listed = run("failed", "list", "--config", "pbm.toml", cwd=site)
     assert listed.returncode == 0, listed.stderr

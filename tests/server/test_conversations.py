@@ -6,8 +6,8 @@ import pytest
 
 from .conftest import flat, text_of, to_of
 
-LOOP_GAME = "@0+ B1\\ B2/ A2+ A3/ A0\\ @3+ @3\\ B2+".split()
-LINE_GAME = "@0+ B1+ C1+ D1+ E1+ F1+ G1+ H1+".split()
+LOOP_GAME = ["@0+", "B1\\", "B2/", "A2+", "A3/", "A0\\", "@3+", "@3\\", "B2+"]
+LINE_GAME = ["@0+", "B1+", "C1+", "D1+", "E1+", "F1+", "G1+", "H1+"]
 
 
 def play_moves(mail, board: int, moves: list[str], *, numbered: bool = True):
@@ -149,7 +149,7 @@ def test_a_move_out_of_turn_is_rejected_with_the_board(players):
 
 def test_an_illegal_move_is_rejected_with_the_reason_and_the_board(players):
     players.send("alice@example.org", "trax challenge alice bob")
-    play_moves(players, 101, "@0/ B1+ C1/ C2\\ @1+ A2/ A3/ D3\\".split())
+    play_moves(players, 101, ["@0/", "B1+", "C1/", "C2\\", "@1+", "A2/", "A3/", "D3\\"])
     replies = players.send("alice@example.org", "trax move 101 alice apple B3\\")
     body = flat(replies[0])
     assert "illegal turn" in body and "three track ends" in body

@@ -10,6 +10,7 @@ bob/banana signed up, board 101 (alice white, to move) created; with
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
@@ -17,14 +18,13 @@ from email.parser import BytesParser
 from email.policy import compat32
 from email.utils import getaddresses
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
 from pbm.app.messages import wire_bytes
 from pbm.app.pipeline import Result
-from pbm.domain.store import Store
 from pbm.app.reading import body_text
+from pbm.domain.store import Store
 from pbm.grammar import decode_subject
 
 MESSAGES = Path(__file__).resolve().parents[1] / "data" / "messages"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import itertools
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email import policy
 from email.parser import BytesParser
 from email.utils import getaddresses
@@ -24,9 +24,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbm.config import load_config
 from pbm.app.messages import wire_bytes
 from pbm.app.pipeline import Pipeline, Result
+from pbm.config import load_config
 from pbm.domain.store import Store
 
 from ..test_fuzz import body_text, subject_text
@@ -47,7 +47,7 @@ class Server:
         self.config = load_config(path)
         self.store = Store(self.config.server.database)
         self.pipeline = Pipeline(self.store, self.config)
-        self.now = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+        self.now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         self.ids = itertools.count(1)
         for sender, subject in [("alice@example.org", "signup alice apple"), ("bob@example.org", "signup bob banana"),
                                 ("alice@example.org", "trax challenge alice bob")]:
@@ -153,6 +153,7 @@ def test_corpus_messages_with_bytes_cut_and_inserted(server, name, edits):
     b"alice@exam\x7fple.org",
 ])
 def test_a_from_that_is_no_usable_address_gets_no_reply(server, sender):
-    result = server.handle(server.mail(b"help", b"", sender="x@example.org").replace(b"From: x@example.org", b"From: " + sender))
+    raw = server.mail(b"help", b"", sender="x@example.org").replace(b"From: x@example.org", b"From: " + sender)
+    result = server.handle(raw)
     assert result.status == "dropped" and result.reason == "no usable From address"
     assert result.replies == []

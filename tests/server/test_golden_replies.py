@@ -24,13 +24,13 @@ def test_golden_board_mail_with_a_comment(players, golden):
 
 def test_golden_final_board_mail(players, golden):
     players.send("alice@example.org", "trax challenge alice bob")
-    replies = play_moves(players, 101, "@0+ B1\\ B2/ A2+ A3/ A0\\ @3+ @3\\ B2+".split())
+    replies = play_moves(players, 101, ["@0+", "B1\\", "B2/", "A2+", "A3/", "A0\\", "@3+", "@3\\", "B2+"])
     golden.check("won-loop.txt", as_text(replies[:1]))
 
 
 def test_golden_illegal_move_error(players, golden):
     players.send("alice@example.org", "trax challenge alice bob")
-    play_moves(players, 101, "@0/ B1+ C1/ C2\\ @1+ A2/ A3/ D3\\".split())
+    play_moves(players, 101, ["@0/", "B1+", "C1/", "C2\\", "@1+", "A2/", "A3/", "D3\\"])
     replies = players.send("alice@example.org", "trax move 101 alice apple B3\\")
     golden.check("illegal-move.txt", as_text(replies))
 

@@ -68,7 +68,7 @@ def check_reply(data: bytes) -> str:
     """The one recipient of a safe reply."""
     check_header_bytes(data)
     msg = BytesParser(policy=policy.default).parsebytes(data)
-    assert {k.lower() for k in msg.keys()} <= HEADERS
+    assert {k.lower() for k in msg} <= HEADERS
     for name in ("Cc", "Bcc", "Resent-To", "Resent-Cc", "Resent-Bcc", "Reply-To", "Sender"):
         assert msg.get_all(name) is None, name
     assert all(msg.get_all(name) is not None and len(msg.get_all(name)) == 1 for name in ("From", "To", "Subject"))

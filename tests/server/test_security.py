@@ -9,8 +9,8 @@ from datetime import timedelta
 
 import pytest
 
-from pbm.config import load_config
 from pbm.app.pipeline import Pipeline
+from pbm.config import load_config
 from pbm.domain.store import Store
 from pbm.domain.times import when
 

@@ -2,10 +2,10 @@
 
 import pytest
 
-from pbm.domain.store.migrations import MIGRATIONS
-from pbm.domain.store import Store
 from pbm.domain.passwords import VerifiedPasswords, hash_password
 from pbm.domain.positions import Positions
+from pbm.domain.store import Store
+from pbm.domain.store.migrations import MIGRATIONS
 from pbm.trax import Board
 
 

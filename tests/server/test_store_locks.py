@@ -52,10 +52,8 @@ def test_two_connections_of_one_process_wait_for_each_other_not_for_sqlite(tmp_p
     try:
         assert first._writer is second._writer  # one lock per database file
         monkeypatch.setattr(store_module, "BUSY_TIMEOUT_SECONDS", 0.1)
-        with first.atomic():
-            with pytest.raises(sqlite3.OperationalError, match="locked"):
-                with second.atomic():
-                    pass
+        with first.atomic(), pytest.raises(sqlite3.OperationalError, match="locked"), second.atomic():
+            pass
         with second.atomic():  # free once the first committed
             second.db.execute("INSERT INTO handled (message_key, sender, summary, outcome, handled_at) "
                               "VALUES ('k', 's', '', 'handled', '2026-01-01')")

@@ -300,7 +300,7 @@ def perfect_matchings(players, met):
         if frozenset((first, other)) in met:
             continue
         for matching in perfect_matchings(rest[:i] + rest[i + 1:], met):
-            yield [(first, other)] + matching
+            yield [(first, other), *matching]
 
 
 def cost(pairs, scores):

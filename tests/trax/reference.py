@@ -48,7 +48,7 @@ class Referee:
         self.ply = 0
         self.result: tuple[str | None, str] | None = None
 
-    def copy(self) -> "Referee":
+    def copy(self) -> Referee:
         r = Referee(self.max_size, self.lines_win)
         r.tiles = dict(self.tiles)
         r.ply = self.ply

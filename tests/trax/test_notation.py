@@ -1,7 +1,8 @@
 """Reading and writing both notations."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pbm.trax import Board, IllegalMoveError, NotationError, column_index, column_letters, parse_notation
 from pbm.trax.notation import NewNotation, OldNotation

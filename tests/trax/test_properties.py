@@ -3,11 +3,13 @@ the naive referee in ``reference.py``."""
 
 import random
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pbm.trax import Board, TraxError, column_letters, parse_notation
 
-from .reference import Referee, TILES as REF_TILES
+from .reference import TILES as REF_TILES
+from .reference import Referee
 
 VARIANTS = st.sampled_from(["trax", "8x8trax", "looptrax"])
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

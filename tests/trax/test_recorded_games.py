@@ -15,7 +15,7 @@ def load_games():
     games = []
     with DATA.open(encoding="utf-8") as f:
         rows = csv.reader((line for line in f if not line.startswith("#")), delimiter="\t")
-        for number, variant, ending, result, moves in rows:
+        for number, variant, _ending, result, moves in rows:
             variant = VARIANT[variant]
             if number == "19":
                 variant = "trax"  # recorded as 8x8 but leaves the 8x8 area (see the file's header)
@@ -41,6 +41,6 @@ def test_recorded_game_replays_with_its_result(variant, result, moves):
 
 
 def test_game_19_leaves_the_8x8_area():
-    variant, result, moves = next(p.values for p in GAMES if p.id == "game-19")
+    _, _, moves = next(p.values for p in GAMES if p.id == "game-19")
     with pytest.raises(ValueError, match="8x8"):
         Board.replay(moves, "8x8trax")

@@ -179,12 +179,12 @@ def test_the_diagram_reads_back_as_the_position_for_every_recorded_game(recorded
         if style == "full":
             drawn = read_full(board, text)
             assert {cell: mask for cell, (mask, _, _) in drawn.items()} == tiles
-            for cell, (mask, _, inside) in drawn.items():
+            for mask, _, inside in drawn.values():
                 assert inside == FULL_INSIDE[mask]
         else:
             drawn = read_compact(board, text)
             assert {cell: mask for cell, (mask, _) in drawn.items()} == tiles
-            for cell, (mask, centre) in drawn.items():
+            for mask, centre in drawn.values():
                 assert centre == COMPACT_BODY[mask][1]
 
 
@@ -197,7 +197,7 @@ def test_neighbouring_tiles_show_the_same_colour_on_their_shared_edge(style):
     text = render(board, style)
     drawn = read_full(board, text) if style == "full" else read_compact(board, text)
     shared = 0
-    for (c, r), mask in tiles.items():
+    for c, r in tiles:
         right = tiles.get((c + 1, r))
         below = tiles.get((c, r + 1))
         if right is not None:

@@ -108,7 +108,7 @@ def test_after_an_error_the_board_is_unchanged():
 
 def test_errors_say_what_was_wrong_in_plain_words():
     board = play("@0/ B1+ C1/")
-    with pytest.raises(NotationError, match="not Trax notation.*B2/"):
+    with pytest.raises(NotationError, match=r"not Trax notation.*B2/"):
         board.play("B2x")
     with pytest.raises(IllegalMoveError, match="already holds a tile"):
         board.play("A1+")
@@ -117,7 +117,7 @@ def test_errors_say_what_was_wrong_in_plain_words():
     with pytest.raises(IllegalMoveError, match="off the board"):
         board.play("Z9+")
     board = play("@0+ B1/ C1/ A2/ A3+ A4/ B4+ C4/")
-    with pytest.raises(IllegalMoveError, match="does not fit.*white from the top, black from the left"):
+    with pytest.raises(IllegalMoveError, match=r"does not fit.*white from the top, black from the left"):
         board.play("B2/")
 
 

@@ -10,7 +10,7 @@ from .reference import Referee
 
 
 def test_8x8_refuses_a_ninth_column():
-    board = Board.replay("@0+ B1+ C1+ D1+ E1+ F1+ G1+ H1\\".split(), "8x8trax")
+    board = Board.replay(["@0+", "B1+", "C1+", "D1+", "E1+", "F1+", "G1+", "H1\\"], "8x8trax")
     assert board.width == 8 and board.outcome() is None
     with pytest.raises(IllegalMoveError, match="8x8"):
         board.play("I1+")
@@ -21,7 +21,7 @@ def test_8x8_refuses_a_ninth_column():
 
 
 def test_the_same_row_in_unlimited_trax_may_grow():
-    board = Board.replay("@0+ B1+ C1+ D1+ E1+ F1+ G1+ H1\\".split(), "trax")
+    board = Board.replay(["@0+", "B1+", "C1+", "D1+", "E1+", "F1+", "G1+", "H1\\"], "trax")
     assert any(m.column == 9 for m in board.legal_moves())
     assert any(m.column == 0 for m in board.legal_moves())
 

@@ -121,7 +121,7 @@ class StoreBase:
         if str(path) != ":memory:":
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA busy_timeout = %d" % int(BUSY_TIMEOUT_SECONDS * 1000))  # a constant: PRAGMA binds nothing
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")  # a constant: PRAGMA binds nothing
         # an in-memory database is private to its connection: no lock to share
         self._writer = FairLock() if str(path) == ":memory:" else _writer_lock(str(path))
         self._columns: dict[str, frozenset[str]] = {}

@@ -99,7 +99,8 @@ class MailTables(StoreBase):
     # operator tools
 
     def failed_mail(self) -> list[Row]:
-        return self._all("SELECT id, source, length(raw) AS size, error, failed_at, retried_at FROM failed_mail ORDER BY id")
+        return self._all("SELECT id, source, length(raw) AS size, error, failed_at, retried_at "
+                         "FROM failed_mail ORDER BY id")
 
     def failed_mail_raw(self, failed_id: int) -> Row | None:
         return self._one("SELECT * FROM failed_mail WHERE id = ?", (failed_id,))
