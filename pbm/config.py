@@ -57,6 +57,7 @@ __all__ = [
     "ServerConfig",
     "SmtpConfig",
     "load_config",
+    "nag_precedes_forfeit",
     "section_keys",
     "tls_context",
 ]
@@ -90,7 +91,6 @@ class ServerConfig:
     address: str = "pbm@localhost"
     name: str = "Trax PBM"
     database: Path = Path("pbm.sqlite3")
-    admin_address: str | None = None
     log_level: str = "INFO"
 
 
@@ -300,7 +300,6 @@ def _server(t: _Table) -> ServerConfig:
         address=t.address("address"),
         name=t.text("name"),
         database=t.path("database"),
-        admin_address=t.address("admin_address"),
         log_level=t.choice("log_level", LOG_LEVELS, normalise=str.upper),
     )
 
@@ -345,6 +344,13 @@ def _smtp(t: _Table, environ: Mapping[str, str]) -> SmtpConfig:
         tls=tls,
         ca_file=t.ca_file("ca_file", tls),
     )
+
+
+def nag_precedes_forfeit(nag_days: float, forfeit_days: float) -> bool:
+    """The rule every board's times keep, wherever they come from (this file,
+    a challenge's options, a tournament): the reminder comes before the
+    forfeit."""
+    return nag_days < forfeit_days
 
 
 def tls_context(ca_file: Path | None) -> ssl.SSLContext:
@@ -392,7 +398,7 @@ def _games(t: _Table) -> GamesConfig:
     for prefix in ("", "tournament_"):
         nag = getattr(config, prefix + "nag_days")
         forfeit = getattr(config, prefix + "forfeit_days")
-        if forfeit <= nag:
+        if not nag_precedes_forfeit(nag, forfeit):
             raise t.error(prefix + "forfeit_days",
                           f"({forfeit}) must be greater than {prefix}nag_days ({nag})")
     return config

@@ -132,7 +132,6 @@ def test_the_example_file_with_imap_and_smtp_uncommented_loads(tmp_path):
     assert config.imap.password.reveal() == "imap-secret"
     assert config.smtp.password is not None
     assert config.smtp.password.reveal() == "smtp-secret"
-    assert config.server.admin_address == "admin@localhost"
 
 
 # --- defaults ------------------------------------------------------------
@@ -144,7 +143,6 @@ def test_no_config_file_gives_the_embedded_default(tmp_path, monkeypatch):
     assert config.server.address == "pbm@localhost"
     assert config.server.name == "Trax PBM"
     assert config.server.database == tmp_path / "pbm.sqlite3"
-    assert config.server.admin_address is None
     assert config.server.log_level == "INFO"
     assert config.imap is None
     assert config.smtp is None
@@ -191,7 +189,6 @@ def test_values_in_the_file_replace_the_defaults(tmp_path):
         [server]
         address = "trax@example.org"
         name = "Trax by mail"
-        admin_address = "me@example.org"
         log_level = "debug"
 
         [listen]
@@ -210,7 +207,6 @@ def test_values_in_the_file_replace_the_defaults(tmp_path):
     """))
     assert config.server.address == "trax@example.org"
     assert config.server.name == "Trax by mail"
-    assert config.server.admin_address == "me@example.org"
     assert config.server.log_level == "DEBUG"
     assert (config.listen.enabled, config.listen.port) == (False, 2600)
     assert config.outbox.retry_initial_seconds == 0.5
@@ -468,8 +464,6 @@ def test_choices_are_read_without_regard_to_case(tmp_path):
      "[server] address must be a mail address like pbm@example.org, got 'pbm'"),
     ('[server]\naddress = "Trax <pbm@example.org>"\n',
      "[server] address must be a mail address like pbm@example.org, got 'Trax <pbm@example.org>'"),
-    ('[server]\nadmin_address = ""\n',
-     "[server] admin_address must be a mail address like pbm@example.org, got ''"),
     ('[server]\nname = "Trax\\nBcc: everyone@example.org"\n',
      ("[server] name must be one line without control characters, "
       "got 'Trax\\nBcc: everyone@example.org'")),

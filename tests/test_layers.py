@@ -17,7 +17,7 @@ ALLOWED = {
     "secret": set(),
     "config": {"secret"},
     "trax": set(),
-    "grammar": {"trax", "secret"},
+    "grammar": {"trax", "secret", "config"},
     "domain": {"trax", "grammar", "secret", "config"},
     "app": {"trax", "grammar", "domain", "secret", "config"},
     "server": {"trax", "grammar", "domain", "app", "secret", "config"},

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pbm.config import nag_precedes_forfeit
 from pbm.grammar import BoardRef, Password, UserId
 from pbm.trax import Board
 
@@ -45,7 +46,7 @@ def mover_id(row: Row) -> int:
 def times_problem(nag_days: float, forfeit_days: float) -> str | None:
     """What is wrong with a board's times, if anything: the reminder must
     come before the forfeit."""
-    if nag_days >= forfeit_days:
+    if not nag_precedes_forfeit(nag_days, forfeit_days):
         return (f"the nag time ({nag_days:g} days) must be shorter than the forfeit time "
                 f"({forfeit_days:g} days)")
     return None

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from pbm.config import nag_precedes_forfeit
+
 from .account_commands import (
     HelpArgs,
     LoginArgs,
@@ -143,7 +145,7 @@ _tile = partial(read_move, words=False, numbered=False)
 
 def check_nag_before_forfeit(r: Reader, options: dict[str, Any]) -> None:
     nag, forfeit = options.get("nag_days"), options.get("forfeit_days")
-    if nag is not None and forfeit is not None and nag >= forfeit:
+    if nag is not None and forfeit is not None and not nag_precedes_forfeit(nag, forfeit):
         r.fail("the nag time must be shorter than the forfeit time (the reminder comes first)")
 
 
