@@ -50,8 +50,7 @@ def test_replies_to_one_mail_go_out_over_two_connections_and_are_marked_together
     finally:
         outbox.close()
         outbox.store.close()
-    rows = list(store.db.query("SELECT message_key, sent_at FROM outbox ORDER BY id"))
-    assert all(row["sent_at"] for row in rows)
+    assert store.count_unsent() == 0 and store.stats()["sent"] == 8
     received = sink.wait_for(8)
     for player, first in (("alice@example.org", "Welcome"), ("bob@example.org", "Welcome")):
         subjects = [str(r.message()["Subject"]) for r in received if player in r.rcpt_tos]
@@ -87,7 +86,7 @@ def test_a_relay_failure_in_a_group_keeps_what_went_out_and_the_order(tmp_path, 
         # one of the two board mails of the first move was refused for now: the
         # other went out and is marked sent; the second move's mails wait
         assert (sent, failed) == (1, True)
-        unsent = list(store.db.query("SELECT next_attempt_at FROM outbox WHERE sent_at IS NULL ORDER BY id"))
+        unsent = store.unsent_replies()
         assert len(unsent) == 3
         assert all(row["next_attempt_at"] > NOW.isoformat() for row in unsent)  # all wait for the retry
         # the retry time comes; everything goes out once

@@ -17,6 +17,7 @@ from .daemon import command_mail, kill_if_running, start_server, wait_until, wri
 MAILS = 200
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_stop_mid_flow_finishes_sends_and_exits_0_and_a_restart_does_the_rest(
         tmp_path, dovecot, mail_user, sink, sig):

@@ -3,10 +3,11 @@ and a mail client that pushes mail through the real pipeline."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email import policy
-from email.message import EmailMessage
+from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import format_datetime, make_msgid
 
@@ -53,6 +54,16 @@ class Mailbox:
         return replies
 
     result: Result | None = None
+
+
+#: The subjects of error replies, as the old server wrote them: a board's
+#: errors name the board, any other is "Trax error"; the daily-limit notice.
+ERROR_SUBJECT = re.compile(r"Trax error|.+ Board \d+ Error|.+: no more replies today")
+
+
+def is_error(msg: Message) -> bool:
+    """Is this reply an error reply (by its subject)?"""
+    return ERROR_SUBJECT.fullmatch(str(msg["Subject"])) is not None
 
 
 def text_of(msg: EmailMessage) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import flat, text_of, to_of
+from .conftest import flat, is_error, text_of, to_of
 
 LOOP_GAME = ["@0+", "B1\\", "B2/", "A2+", "A3/", "A0\\", "@3+", "@3\\", "B2+"]
 LINE_GAME = ["@0+", "B1+", "C1+", "D1+", "E1+", "F1+", "G1+", "H1+"]
@@ -18,7 +18,7 @@ def play_moves(mail, board: int, moves: list[str], *, numbered: bool = True):
         guard = f"#{i + 1}" if numbered else ""
         replies = mail.send(f"{who}@example.org", f"trax move {board} {who} {password} {move}{guard}")
         assert replies, move
-        assert "Error" not in str(replies[0]["Subject"]), text_of(replies[0])
+        assert not is_error(replies[0]), text_of(replies[0])
     return replies
 
 

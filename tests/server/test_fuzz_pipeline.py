@@ -2,7 +2,10 @@
 with fuzzed subjects and bodies, and arbitrary bytes.  ``Pipeline.handle``
 never raises, always returns a Result, and whatever it queues is a safe reply:
 one recipient (the sender or a registered player), no Cc/Bcc, no line break
-in a header, ``Auto-Submitted: auto-replied``.
+in a header, ``Auto-Submitted: auto-replied``.  A mail is handled once (the
+same bytes again are a duplicate with no reply), and a mail in which no
+command could be read changes nothing of the games and accounts and gets
+exactly one reply, to its sender.
 
 One pipeline (a real SQLite file with alice, bob and board 101) serves every
 example of a test: hypothesis does not mix with function-scoped fixtures, and
@@ -16,7 +19,10 @@ import base64
 import itertools
 from datetime import UTC, datetime, timedelta
 from email import policy
+from email.header import decode_header, make_header
+from email.message import Message
 from email.parser import BytesParser
+from email.policy import compat32
 from email.utils import getaddresses
 from pathlib import Path
 
@@ -26,8 +32,10 @@ from hypothesis import strategies as st
 
 from pbm.app.messages import wire_bytes
 from pbm.app.pipeline import Pipeline, Result
+from pbm.app.reading import body_text as read_body
 from pbm.config import load_config
 from pbm.domain.store import Store
+from pbm.grammar import CommandError, decode_subject, parse_mail_commands
 
 from ..test_fuzz import body_text, subject_text
 
@@ -38,6 +46,11 @@ FUZZ = settings(
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "messages"
 SMALL = sorted(p.name for p in CORPUS.glob("*.eml") if p.stat().st_size < 3000)
+
+
+def recipient(reply: Message) -> str:
+    """The To of a reply as written, decoded (a sender with non-ASCII is encoded)."""
+    return str(make_header(decode_header(str(reply["To"]))))
 
 
 class Server:
@@ -60,11 +73,34 @@ class Server:
 
     def handle(self, raw: bytes) -> Result:
         self.now += timedelta(days=1)
+        before = self.state()
         result = self.pipeline.handle(raw, now=self.now)
         assert isinstance(result, Result)
         assert result.status in ("handled", "dropped", "duplicate")
         self.check_replies(result)
+        if result.status == "handled" and self.reads_no_command(raw):
+            assert self.state() == before
+            assert [recipient(m) for m in result.replies] == [result.sender]
+        if result.status == "dropped":
+            assert result.replies == [] and self.state() == before
+        again = self.pipeline.handle(raw, now=self.now)
+        assert again.status == "duplicate" and again.replies == []
         return result
+
+    def state(self) -> tuple[object, ...]:
+        """What a mail could change of the games and accounts."""
+        store = self.store
+        users = [(u["id"], u["signed_off"], u["password_hash"], u["failed_logins"], u["locked_until"],
+                  tuple(store.addresses_of(u["id"]))) for u in store.all_users()]
+        boards = [(b["number"], b["moves"], b["status"], b["pending_kind"]) for b in store.boards_of_game("trax")]
+        return tuple(users), tuple(boards), store.stats()["tournaments_running"]
+
+    def reads_no_command(self, raw: bytes) -> bool:
+        """Is every command line of the mail one the grammar refuses?"""
+        msg = BytesParser(policy=compat32).parsebytes(raw)
+        commands = parse_mail_commands(decode_subject(str(msg.get("Subject", ""))), read_body(msg),
+                                       max_commands=self.config.limits.max_command_lines)
+        return all(isinstance(item, CommandError) for item in commands)
 
     def registered(self) -> set[str]:
         return {a.lower() for u in self.store.all_users() for a in self.store.addresses_of(u["id"])}
@@ -124,13 +160,16 @@ def test_built_mails_with_fuzzed_subjects_and_bodies(server, subject, body, how,
 @FUZZ
 @given(st.binary(max_size=3000))
 def test_arbitrary_bytes(server, raw):
-    server.handle(raw)
+    result = server.handle(raw)
+    # bytes with no usable From are dropped unanswered; anything else is answered
+    assert (result.status == "dropped") == (result.sender is None or result.reason != "")
 
 
 @FUZZ
 @given(st.binary(max_size=400), st.binary(max_size=2000))
 def test_arbitrary_header_and_body_bytes_after_a_real_from(server, header, body):
-    server.handle(server.unique(b"From: alice@example.org\r\nSubject: " + header + b"\r\n\r\n" + body))
+    result = server.handle(server.unique(b"From: alice@example.org\r\nSubject: " + header + b"\r\n\r\n" + body))
+    assert result.sender == "alice@example.org" and result.status == "handled" and result.replies
 
 
 @FUZZ
@@ -141,7 +180,8 @@ def test_corpus_messages_with_bytes_cut_and_inserted(server, name, edits):
     for at, cut, insert in edits:
         at %= len(raw) + 1
         raw[at:at + cut] = insert
-    server.handle(server.unique(bytes(raw)))
+    result = server.handle(server.unique(bytes(raw)))
+    assert result.status in ("handled", "dropped")  # each example has a Message-ID of its own
 
 
 @pytest.mark.parametrize("sender", [

@@ -50,9 +50,8 @@ def season(players):
     for name, rating, games, last in (("erin", 1712.4, 24, mail.clock.now.isoformat()), ("frank", 1650, 21, long_ago)):
         send(mail, "alice", f"signup {name} secret {name}@example.org")
         uid = store.find_user(name)["id"]
-        store.db.execute(
-            "INSERT INTO ratings (user_id, game, rating, games, wins, losses, draws, last_game_at) "
-            "VALUES (?, 'trax', ?, ?, ?, ?, 0, ?)", (uid, rating, games, games - 10, 10, last))
+        store.db.table("ratings").insert({"user_id": uid, "game": "trax", "rating": rating, "games": games,
+                                          "wins": games - 10, "losses": 10, "draws": 0, "last_game_at": last})
     return mail
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from datetime import UTC, datetime
 
 import pytest
 
@@ -55,8 +56,7 @@ def test_two_connections_of_one_process_wait_for_each_other_not_for_sqlite(tmp_p
         with first.atomic(), pytest.raises(sqlite3.OperationalError, match="locked"), second.atomic():
             pass
         with second.atomic():  # free once the first committed
-            second.db.execute("INSERT INTO handled (message_key, sender, summary, outcome, handled_at) "
-                              "VALUES ('k', 's', '', 'handled', '2026-01-01')")
+            second.record_handled("k", "s", "", "handled", datetime(2026, 1, 1, tzinfo=UTC))
         assert first.was_handled("k")
     finally:
         first.close()

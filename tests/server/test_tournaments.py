@@ -12,7 +12,7 @@ import pytest
 from pbm.app.ticker import run_tick
 from pbm.trax import Board
 
-from .conftest import flat, text_of, to_of
+from .conftest import flat, is_error, text_of, to_of
 
 PLAYERS = ["ann", "ben", "cat", "dan", "eve", "fay", "gus", "hal"]
 
@@ -23,7 +23,7 @@ def pw(userid: str) -> str:
 
 def send(mail, who: str, command: str, body: str = ""):
     replies = mail.send(f"{who}@example.org", command, body)
-    assert "rror" not in str(replies[0]["Subject"]), text_of(replies[0])
+    assert not is_error(replies[0]), text_of(replies[0])
     return replies
 
 
@@ -46,14 +46,22 @@ def start(mail, name: str):
 
 
 def boards(mail, name: str, *, active: bool = True) -> list[dict]:
+    """The boards of a tournament (its games in play, or all of them), in the order they were paired."""
     store = mail.pipeline.store
-    rows = store.db.execute(
-        "SELECT b.number, b.label, w.userid AS white, k.userid AS black, b.status, p.round, p.stage "
-        "FROM pairings p JOIN tournaments t ON t.id = p.tournament_id JOIN boards b ON b.number = p.board "
-        "JOIN users w ON w.id = b.white_id JOIN users k ON k.id = b.black_id "
-        "WHERE t.key = ? ORDER BY p.id", (name.lower(),)).fetchall()
-    out = [dict(zip(("number", "label", "white", "black", "status", "round", "stage"), r)) for r in rows]
+    out = []
+    for p in pairings(mail, name):
+        if p["board"] is None:
+            continue  # a bye
+        b = store.board(p["board"])
+        out.append({"number": b["number"], "label": b["label"], "white": store.user_by_id(b["white_id"])["userid"],
+                    "black": store.user_by_id(b["black_id"])["userid"], "status": b["status"],
+                    "round": p["round"], "stage": p["stage"]})
     return [b for b in out if b["status"] == "active"] if active else out
+
+
+def pairings(mail, name: str) -> list[dict]:
+    store = mail.pipeline.store
+    return store.pairings(store.tournament(name.lower())["id"])
 
 
 def quiet_moves(board: Board, count: int) -> list[str]:
@@ -160,8 +168,9 @@ def test_a_six_player_round_robin_played_to_the_end(club, golden):
     send(club, white, f"trax move ETC26-1 {white} {pw(white)} @0+")
     refused = club.send(f"{white}@example.org", f"trax move ETC26-1 {white} {pw(white)} undo")
     assert "moves cannot be taken back on a tournament board" in flat(refused[0])
-    club.pipeline.store.db.execute("UPDATE boards SET moves = '' WHERE number = ?", (games[0]["number"],))
-    club.pipeline.store.db.execute("DELETE FROM moves WHERE board = ?", (games[0]["number"],))
+    with club.pipeline.store.atomic():  # back to the start, for the games below
+        club.pipeline.store.update_board(games[0]["number"], moves="")
+        club.pipeline.store.delete_moves_from(games[0]["number"], 1)
 
     last = []
     for g in games:
@@ -198,9 +207,8 @@ def test_a_seven_player_swiss_of_four_rounds(club, golden):
         games = boards(club, "SW")
         assert len(games) == 3 and {g["round"] for g in games} == {round_}
         assert all(g["label"].startswith(f"SW-R{round_}.") for g in games)
-        bye = store.db.execute(
-            "SELECT u.userid FROM pairings p JOIN users u ON u.id = p.white_id "
-            "WHERE p.black_id IS NULL AND p.round = ?", (round_,)).fetchone()[0]
+        (bye,) = [store.user_by_id(p["white_id"])["userid"] for p in pairings(club, "SW")
+                  if p["black_id"] is None and p["round"] == round_]
         byes.append(bye)
         for g in games:
             pair = frozenset((g["white"], g["black"]))
@@ -331,8 +339,7 @@ def test_a_withdrawal_mid_swiss_forfeits_the_open_game_and_stops_pairing(club):
         finish_board(club, g, "white")
     round3 = boards(club, "WD")
     assert round3 and all(leaver not in (g["white"], g["black"]) for g in round3)
-    store = club.pipeline.store
-    byes3 = store.db.execute("SELECT COUNT(*) FROM pairings WHERE round = 3 AND black_id IS NULL").fetchone()[0]
+    byes3 = sum(1 for p in pairings(club, "WD") if p["round"] == 3 and p["black_id"] is None)
     assert len(round3) == 2 and byes3 == 0  # four players left: two boards, no bye
     for g in round3:
         last = finish_board(club, g, "white")
@@ -409,11 +416,12 @@ def test_a_knockout_round_past_its_deadline_is_reported_to_the_director_once(clu
     store = club.pipeline.store
     started = club.clock.now
     # both players keep moving, so no clock runs out; the round just drags on
-    store.db.execute("UPDATE tournaments SET round_started_at = ? WHERE key = 'late'",
-                     ((started - timedelta(days=27, hours=23)).isoformat(),))
+    late = store.tournament("late")["id"]
+    with store.atomic():
+        store.update_tournament(late, round_started_at=(started - timedelta(days=27, hours=23)).isoformat())
     assert not any("late" in str(m["Subject"]) for m in run_tick(club.pipeline, started))
-    store.db.execute("UPDATE tournaments SET round_started_at = ? WHERE key = 'late'",
-                     ((started - timedelta(days=28)).isoformat(),))
+    with store.atomic():
+        store.update_tournament(late, round_started_at=(started - timedelta(days=28)).isoformat())
     mails = [m for m in run_tick(club.pipeline, started) if "late" in str(m["Subject"])]
     assert [(m["To"], m["Subject"]) for m in mails] == [("dir@example.org", "Tournament LATE: round 1 is late")]
     body = BytesParser(policy=policy.default).parsebytes(bytes(mails[0])).get_content()
