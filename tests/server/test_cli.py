@@ -14,7 +14,7 @@ import pytest
 
 from pbm.domain.store import Store
 
-from .conftest import is_error
+from ..app.conftest import is_error
 
 
 def run(*args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess:

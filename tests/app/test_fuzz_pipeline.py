@@ -37,7 +37,7 @@ from pbm.config import load_config
 from pbm.domain.store import Store
 from pbm.grammar import CommandError, decode_subject, parse_mail_commands
 
-from ..test_fuzz import body_text, subject_text
+from ..grammar.test_hostile_text import body_text, subject_text
 
 FUZZ = settings(
     max_examples=200, deadline=None, derandomize=True, database=None,
