@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from .boards import Game, colour_of_turn, colour_to_move, load_game, mover_id
 from .context import Context
 from .refusals import NotAvailableError, NothingPendingError, VacationRefusedError
-from .results import conclude
+from .results import conclude, forfeit
 from .store import Row, Store
 from .times import DAY, when
 from .tournaments import Progress
@@ -109,7 +109,7 @@ def due(ctx: Context, row: Row) -> Due | None:
     total_out = False
     if not forfeit and row["total_days"]:
         clock = board_clock(ctx.store, row, ctx.store.moves_of(row["number"]), ctx.now)
-        colour = "white" if mover == row["white_id"] else "black"
+        colour = colour_to_move(len(row["moves"].split()))
         total_out = forfeit = clock.used[colour] >= row["total_days"] * DAY
     if forfeit:
         return Due(forfeit=True, total=total_out)
@@ -145,7 +145,7 @@ def act(ctx: Context, row: Row, what: Due) -> Acted:
         event: dict[str, object] = {"kind": "draw-at-forfeit", "player": user["userid"],
                                     "by": game.opponent(user)["userid"]}
     else:
-        progress = conclude(ctx, game, "black" if game.colour_of(user) == "white" else "white", "forfeit")
+        progress = forfeit(ctx, game, user)
         event = {"kind": "timeout", "player": user["userid"], "total": what.total,
                  "days": row["total_days"] if what.total else row["forfeit_days"]}
     return Acted(game, event, progress)

@@ -9,9 +9,10 @@ rates a rated game, and moves a tournament on.
 
 from __future__ import annotations
 
-from .boards import Game
+from .boards import Game, other_colour
 from .context import Context
 from .ratings import record_result
+from .store import Row
 from .times import stamp
 from .tournaments import Progress, board_finished
 
@@ -41,3 +42,10 @@ def conclude(ctx: Context, game: Game, winner: str | None, reason: str) -> list[
     if game.row["tournament"]:
         return board_finished(ctx, game)
     return []
+
+
+def forfeit(ctx: Context, game: Game, user: Row) -> list[Progress]:
+    """``user`` loses the game by forfeit (out of time, gone, withdrawn)."""
+    colour = game.colour_of(user)
+    assert colour is not None, "a forfeit is by one of the players"
+    return conclude(ctx, game, other_colour(colour), "forfeit")

@@ -17,7 +17,7 @@ from pbm.domain.accounts import (
 from pbm.domain.boards import opponents_in_play, selected
 from pbm.domain.clocks import book_vacation
 from pbm.domain.refusals import DailyLimitError, NotAvailableError, PbmError, UseridTakenError
-from pbm.domain.results import conclude
+from pbm.domain.results import forfeit
 from pbm.domain.store import Row
 from pbm.domain.times import shown
 from pbm.domain.tournaments import Progress
@@ -90,8 +90,7 @@ def delete(req: Request) -> list[Reply]:
     progress: list[Progress] = []
     to = account_addresses(req.store, user, req.sender)
     for game in selected(ctx, None, [user], "active", "active"):
-        colour = game.colour_of(user)
-        progress += conclude(ctx, game, "black" if colour == "white" else "white", "forfeit")
+        progress += forfeit(ctx, game, user)
         replies.append(board_mail(ctx, game, events=[{"kind": "forfeit", "player": user["userid"]}]))
     news = tournament_news(ctx, progress)  # told before the account's addresses go
     req.store.delete_user(user["id"], req.now)

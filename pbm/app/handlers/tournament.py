@@ -9,7 +9,7 @@ from pbm.domain import tournaments
 from pbm.domain.accounts import account_addresses, game_addresses, live_user, login
 from pbm.domain.boards import load_game
 from pbm.domain.refusals import TournamentError
-from pbm.domain.results import conclude
+from pbm.domain.results import conclude, forfeit
 from pbm.domain.store import Row
 from pbm.domain.tournaments import Progress, as_director, load_event, reload
 from pbm.trax import get_variant
@@ -73,8 +73,7 @@ def withdraw(req: Request) -> list[Reply]:
     for number in tournaments.withdraw(ctx, event, player):
         game = load_game(ctx, number)
         if game.active:
-            winner = "black" if game.white["id"] == player["id"] else "white"
-            progress += conclude(ctx, game, winner, "forfeit")
+            progress += forfeit(ctx, game, player)
             mails.append(board_mail(ctx, game, events=[{"kind": "withdrawn", "player": player["userid"],
                                                         "tournament": event.name}]))
     news = tournament_news(ctx, progress)
