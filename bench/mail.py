@@ -49,7 +49,7 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -351,9 +351,6 @@ def latency(dovecot: Dovecot, samples: int) -> list[float]:
 
 def sample_reply(moves: list[str]) -> bytes:
     """A board mail as the daemon sends it, after these moves."""
-    from datetime import datetime
-
-
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         config = load_config(write_config(Path(tmp)))
         store = Store(config.server.database)
@@ -382,7 +379,7 @@ def scaling() -> list[tuple[int, int, float, int]]:
             config = load_config(write_config(Path(tmp)))
             store = Store(config.server.database)
             pipeline = Pipeline(store, config)
-            now = __import__("datetime").datetime(2026, 1, 1, tzinfo=__import__("datetime").timezone.utc)
+            now = datetime(2026, 1, 1, tzinfo=UTC)
             pipeline.exec_command("a@x.org", "signup alice apple", now=now)
             pipeline.exec_command("b@x.org", "signup bob banana", now=now)
             game = quiet_game(rng, length + 40, "looptrax")
