@@ -103,7 +103,14 @@ class Pipeline:
     # ------------------------------------------------------------------
 
     def handle(self, raw: bytes, *, now: datetime, dry_run: bool = False) -> Result:
-        msg = BytesParser(policy=compat32).parsebytes(raw)  # header values read as text, decoded where used
+        limits = self.config.limits
+        too_large = len(raw) > limits.max_message_bytes
+        # header values are read as text and decoded where used; a mail too
+        # large to read is parsed no further than its header
+        try:
+            msg = BytesParser(policy=compat32).parsebytes(raw, headersonly=too_large)
+        except RecursionError:  # MIME nested deeper than the parser follows: the header alone is read
+            msg = BytesParser(policy=compat32).parsebytes(raw, headersonly=True)
         key = message_key(msg, raw)
         if self.store.was_handled(key):
             return Result("duplicate", key)
@@ -115,9 +122,8 @@ class Pipeline:
                     self.store.record_handled(key, sender, "", "dropped: " + why, now)
             return Result("dropped", key, sender, reason=why)
         assert sender is not None
-        limits = self.config.limits
         commands = None
-        if len(raw) <= limits.max_message_bytes:
+        if not too_large:
             subject = decode_subject(str(msg.get("Subject", "")))
             commands = parse_mail_commands(subject, body_text(msg), max_commands=limits.max_command_lines)
         result = Result("handled", key, sender)

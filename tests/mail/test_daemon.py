@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import smtplib
+import threading
 from datetime import UTC
+from email.message import EmailMessage
 
 from pbm.app.pipeline import Pipeline
 from pbm.config import load_config
 from pbm.domain.store import Store
 
 from .daemon import SERVER, DaemonThread, command_mail, wait_until, write_config
-from .servers import free_port
+from .servers import crlf, free_port
 
 LOOP_GAME = ["@0+", "B1\\", "B2/", "A2+", "A3/", "A0\\", "@3+", "@3\\", "B2+"]
 
@@ -76,6 +78,29 @@ def test_a_whole_game_through_the_smtp_listener(tmp_path, sink):
             for raw in game_mails():
                 smtp.sendmail("player@example.org", [SERVER], raw)
         check_game_replies(sink)
+
+
+def test_a_hostile_html_mail_does_not_hold_up_a_bystanders_help(tmp_path, sink):
+    """900 KB of unterminated <script tags (the old reader took minutes on
+    it, and every other player waited); a bystander's help sent while it is
+    in hand is answered at once, and so is the hostile mail."""
+    port = free_port()
+    path = write_config(tmp_path, sink=sink, listen_port=port)
+    hostile = EmailMessage()
+    hostile["From"], hostile["To"], hostile["Subject"] = "eve@example.org", SERVER, "hello"
+    hostile.set_content("<script" * 130_000, subtype="html", cte="quoted-printable")
+    with DaemonThread(path):
+        with smtplib.SMTP("127.0.0.1", port, timeout=30) as eve, \
+                smtplib.SMTP("127.0.0.1", port, timeout=30) as bob:
+            sending = threading.Thread(target=eve.sendmail, args=("eve@example.org", [SERVER], crlf(bytes(hostile))))
+            sending.start()
+            bob.sendmail("bob@example.org", [SERVER], command_mail("bob@example.org", "help"))
+            wait_until(lambda: any("bob@example.org" in m.rcpt_tos for m in sink.messages), timeout=10,
+                       what="the bystander's help")
+            sending.join(timeout=30)
+            assert not sending.is_alive()
+        wait_until(lambda: len(sink.messages) == 2, timeout=10, what="the reply to the hostile mail")
+    assert {m.rcpt_tos[0] for m in sink.messages} == {"bob@example.org", "eve@example.org"}
 
 
 def test_the_listener_refuses_other_recipients_and_oversized_mail(tmp_path, sink):
