@@ -17,6 +17,12 @@ import difflib
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests see the same examples on every run (CI included), and a
+# noisy machine never fails one on time.
+settings.register_profile("pbm", derandomize=True, database=None, deadline=None)
+settings.load_profile("pbm")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -25,7 +25,7 @@ from pbm.domain.boards import Game
 from pbm.domain.context import Context
 from pbm.domain.passwords import VerifiedPasswords
 from pbm.domain.positions import Positions
-from pbm.domain.refusals import NotAvailableError, PbmError
+from pbm.domain.refusals import AccountLockedError, NotAllowedError, NotAvailableError, PbmError
 from pbm.domain.security import count_failed_login
 from pbm.domain.store import Store
 from pbm.grammar import Command, CommandError, MailCommands, decode_subject, parse_mail_commands
@@ -70,14 +70,20 @@ def transaction(store: Store, *, dry_run: bool = False) -> Iterator[None]:
         pass
 
 
+def quoted(command: Command, exc: PbmError | None = None) -> str:
+    """The command as a reply or the log shows it: passwords masked, and
+    every word after its name masked when its sender could not log in."""
+    return command.name_only() if isinstance(exc, NotAllowedError | AccountLockedError) else command.redacted()
+
+
 def error_reply(ctx: Context, sender: str, exc: PbmError, *, command: Command | None = None) -> Reply:
     """The one place a refusal becomes a reply: the error's template, what
-    was wrong, the command as sent (passwords masked) and its right form,
-    and the board or position the error is about."""
+    was wrong, the command as sent (passwords masked, see :func:`quoted`)
+    and its right form, and the board or position the error is about."""
     context: dict[str, Any] = {"command": None, "message": exc.message, "right_form": None,
                                "view": None, "position": exc.position}
     if command is not None:
-        context.update(command=command.redacted(), right_form=command.spec.usage(command.game))
+        context.update(command=quoted(command, exc), right_form=command.spec.usage(command.game))
     if isinstance(exc.view_game, Game):
         context["view"] = board_view(ctx, exc.view_game)
     return Reply(f"errors/{exc.template}.txt", (sender,), context)
@@ -143,11 +149,8 @@ class Pipeline:
                     replies = [self._notice("errors/too-large.txt", sender, size=len(raw),
                                             limit=limits.max_message_bytes)]
                 else:
-                    replies = self._run(commands, sender, now)
-                    summary = "; ".join(
-                        item.redacted() if isinstance(item, Command) else f"error: {item.reason}"
-                        for item in commands
-                    ) or "no command"
+                    replies, done = self._run(commands, sender, now)
+                    summary = "; ".join(done) or "no command"
                 messages = self.composer.compose(replies, key, now)
                 self.store.record_handled(key, sender, summary, "handled", now)
                 for m in messages:
@@ -186,15 +189,18 @@ class Pipeline:
 
     # ------------------------------------------------------------------
 
-    def _run(self, commands: MailCommands, sender: str, now: datetime) -> list[Reply]:
+    def _run(self, commands: MailCommands, sender: str, now: datetime) -> tuple[list[Reply], list[str]]:
+        """The replies to the commands, and each command as the log shows it."""
         replies: list[Reply] = []
+        done: list[str] = []
         items = list(commands)
         if not items:
-            return [Reply("errors/no-command.txt", (sender,), {})]
+            return [Reply("errors/no-command.txt", (sender,), {})], []
         ctx = self.context(now)
         for item in items:
             if isinstance(item, CommandError):
                 replies.append(_usage_reply(sender, item))
+                done.append(f"error: {item.reason}")
                 continue
             try:
                 handler = HANDLERS.get(item.name)
@@ -203,8 +209,10 @@ class Pipeline:
                 with self.store.atomic():
                     replies.extend(handler(Request(ctx, sender, item, commands.comment)))
                 self.positions.keep_lent()
+                done.append(item.redacted())
             except PbmError as exc:
                 self.positions.drop_lent()
+                done.append(quoted(item, exc))
                 # what must stand although the command was rolled back: a wrong password is counted
                 if exc.failed_login is not None:
                     lock = count_failed_login(ctx, exc.failed_login)
@@ -216,7 +224,7 @@ class Pipeline:
                 raise
         if commands.source in ("multiple", "body"):
             replies = self._combine(replies, sender)
-        return replies
+        return replies, done
 
     @staticmethod
     def _combine(replies: list[Reply], sender: str) -> list[Reply]:

@@ -159,7 +159,7 @@ def read_selection(r: Reader, allowed: tuple[str, ...], start: int = 0) -> tuple
     end = len(r)
     selection = None
     if end > start and r.keyword(end - 1) in every:
-        selection = r.keyword(end - 1)
+        selection = r.accept(end - 1)
         end -= 1
         if selection not in allowed:
             r.fail(f"{selection} cannot be used here; the choices are {', '.join(allowed)}")
@@ -199,6 +199,7 @@ def parse_vacation(r: Reader) -> VacationArgs:
     userid = r.read(0, "userid", read_userid)
     password = r.read(1, "password", read_password)
     if r.keyword(2) == "off":
+        r.accept(2)
         return VacationArgs(userid, password, None)
     days = r.read(
         2,

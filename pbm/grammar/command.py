@@ -47,6 +47,14 @@ class Command:
         secrets = {p.reveal() for p in passwords_of(self.args)}
         return " ".join(MASK if w in secrets else w for w in words)
 
+    def name_only(self) -> str:
+        """The command's name as typed, every word after it masked: how a
+        command whose sender could not log in is quoted and logged (its
+        words may stand in the wrong places, a password among them)."""
+        words = self.text.split()
+        start = (1 if self.game else 0) + len(self.name.split())
+        return " ".join([*words[:start], *(MASK for _ in words[start:])])
+
     def __str__(self) -> str:
         return self.redacted()
 

@@ -196,6 +196,8 @@ def parse_board_login(r: Reader) -> BoardLoginArgs:
 def parse_preview(r: Reader) -> PreviewArgs:
     r.expect(2)
     board = None if r.keyword(0) == "new" else r.read(0, "board (or new)", read_board_ref, quote=True)
+    if board is None:
+        r.accept(0)
     return PreviewArgs(board, r.read_each(1, "move", _tile, quote=True, unique=False))
 
 

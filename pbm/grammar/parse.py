@@ -51,12 +51,10 @@ def parse_command(text: str) -> Command:
         raise _unknown(words, game)
     spec, n = found
     head = len(words) - len(rest) + n
-    label = " ".join(w.lower() for w in words[:head])
-    arguments = words[head:]
+    reader = Reader(spec, game, words[:head], words[head:])
+    args = spec.parse(reader)
     # The text kept is redacted at once: the Password in the arguments is the only copy.
-    redacted = " ".join([*words[:head], *spec.redact(arguments)])
-    reader = Reader(spec, game, label, arguments, text=redacted)
-    return Command(spec.name, game, spec.parse(reader), redacted)
+    return Command(spec.name, game, args, reader.redacted())
 
 
 def looks_like_command(line: str) -> bool:

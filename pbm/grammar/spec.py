@@ -19,9 +19,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
-from pbm.secret import MASK
+from pbm.secret import MASK, Secret
 
-from .tokens import Problem, WordProblem
+from .tokens import Problem, UserId, WordProblem
 
 T = TypeVar("T")
 
@@ -149,19 +149,53 @@ def shorten(word: str) -> str:
 
 
 class Reader:
-    """The words after a command's name, read by role."""
+    """The words after a command's name, read by role.
 
-    def __init__(
-        self, spec: CommandSpec, game: str | None, label: str, words: Sequence[str], *, text: str
-    ) -> None:
+    The reader notes what each word was read as: a password (``secrets``),
+    a userid (``userids``), or something else that read well (``safe``:
+    boards, moves, numbers, addresses, options, keywords).  A command that
+    carries a password is quoted back by that meaning, not by position: a
+    password is masked wherever it stood; and when the command cannot be
+    read, only its name and the words that read well as something other
+    than a userid or password are shown, since a word in the wrong place may
+    be a password.
+    """
+
+    def __init__(self, spec: CommandSpec, game: str | None, head: Sequence[str], words: Sequence[str]) -> None:
         self.spec = spec
         self.game = game
-        self.label = label  # the command as typed: "trax move"
+        self.head = tuple(head)  # the game type and the command's name, as typed
+        self.label = " ".join(w.lower() for w in head)  # "trax move"
         self.words = tuple(words)
-        self.text = text  # the redacted command, for errors
+        self.secrets: set[int] = set()
+        self.userids: set[int] = set()
+        self.safe: set[int] = set()
 
     def __len__(self) -> int:
         return len(self.words)
+
+    def _note(self, index: int, value: object) -> None:
+        if isinstance(value, Secret):
+            self.secrets.add(index)
+        elif isinstance(value, UserId):
+            self.userids.add(index)
+        else:
+            self.safe.add(index)
+
+    def redacted(self) -> str:
+        """The command once read: every password masked (where the reader
+        found one, and where the usage line has one)."""
+        hidden = self.secrets | set(self.spec.secret_positions)
+        return " ".join([*self.head, *(MASK if i in hidden else w for i, w in enumerate(self.words))])
+
+    @property
+    def text(self) -> str:
+        """The command as an error quotes it: for a command with a password,
+        the words that read well as neither userid nor password, the rest
+        masked; any other command as typed."""
+        if not self.spec.takes_password:
+            return " ".join([*self.head, *self.words])
+        return " ".join([*self.head, *(w if i in self.safe else MASK for i, w in enumerate(self.words))])
 
     # --- failing ------------------------------------------------------------------
 
@@ -175,17 +209,18 @@ class Reader:
         )
 
     def _scrub(self, reason: str) -> str:
-        """The last line of defence: a word standing where a password stands
-        never appears in a message, even if some message tried to quote it."""
-        for i in self.spec.secret_positions:
+        """The last line of defence: a word standing where a password stands,
+        or read as one, never appears in a message, even if some message
+        tried to quote it."""
+        for i in sorted(self.secrets | set(self.spec.secret_positions)):
             if i < len(self.words) and self.words[i]:
                 secret = re.escape(self.words[i])
                 reason = re.sub(rf"(?<![^\s\"'(\[]){secret}(?![^\s\"'),.;:\]])", MASK, reason)
         return reason
 
     def may_quote(self) -> bool:
-        """Words other than boards, moves, addresses and options are quoted
-        back only in commands that carry no password."""
+        """A word is quoted back only in a command that carries no password:
+        in one that does, a word in the wrong place may be the password."""
         return not self.spec.takes_password
 
     # --- counting -------------------------------------------------------------------
@@ -215,13 +250,15 @@ class Reader:
         word (when it may be quoted) or its role."""
         word = self.words[index]
         try:
-            return reader(word)
+            value = reader(word)
         except Problem as problem:
-            if quote is None:
+            if quote is None or not self.may_quote():
                 quote = self.may_quote()
             if index in self.spec.secret_positions:
                 quote = False
             self._fail_word(word, role, problem, quote)
+        self._note(index, value)
+        return value
 
     def read_each(
         self,
@@ -241,8 +278,9 @@ class Reader:
             try:
                 value = reader(self.words[i])
             except Problem as problem:
-                may = (self.may_quote() if quote is None else quote) and i not in self.spec.secret_positions
+                may = self.may_quote() and quote is not False and i not in self.spec.secret_positions
                 self._fail_word(self.words[i], role, problem, may, f"{ordinal(i - start + 1)} ")
+            self._note(i, value)
             if not unique or value not in out:
                 out.append(value)
         return tuple(out)
@@ -250,14 +288,27 @@ class Reader:
     def _fail_word(self, word: str, role: str, problem: Problem, quote: bool, nth: str = "") -> NoReturn:
         """Fail for a word ``reader`` refused: quoting it, or naming it by its
         role (``nth`` counts it among several: "the 2nd recipient")."""
-        if isinstance(problem, WordProblem):  # its text quotes the word
-            self.fail(str(problem) if quote else f"the {nth}{role} is not valid")
+        if isinstance(problem, WordProblem):  # its text begins with the word
+            text = str(problem)
+            if quote:
+                self.fail(text)
+            if text.startswith(word + " "):  # the same words with the role in place of the word
+                self.fail(f"the {nth}{role} {text[len(word) + 1:]}")
+            self.fail(f"the {nth}{role} is not valid")
         if quote:
             self.fail(f"{shorten(word)} is not a valid {role}: {problem}")
         self.fail(f"the {nth}{role} is not valid: {problem}")
 
     def keyword(self, index: int) -> str:
+        """Word ``index`` in lower case, to compare with a keyword of the
+        command (see :meth:`accept`)."""
         return self.words[index].lower()
+
+    def accept(self, index: int) -> str:
+        """Word ``index`` is a keyword of the command (``all``, ``off``, a
+        result ...): it may be quoted back.  Returns it in lower case."""
+        self.safe.add(index)
+        return self.keyword(index)
 
     # --- options --------------------------------------------------------------------
 
@@ -282,6 +333,7 @@ class Reader:
                     f"options begin with - and come after {after}"
                 )
             name, value = match.group(1).lower(), match.group(2)
+            self.safe.add(i)  # options begin with "-", which no userid or password does
             option = known.get(name)
             if option is None:
                 hint = difflib.get_close_matches(name, list(known), n=1, cutoff=0.7)

@@ -145,9 +145,9 @@ def parse_result(r: Reader) -> TournamentResultArgs:
     r.expect(5, 5)
     name, userid, password = _login(r)
     board = r.read(3, "board number", read_board, quote=True)
-    result = r.keyword(4)
-    if result not in RESULTS:
+    if r.keyword(4) not in RESULTS:
         r.fail("the result is white, black or draw (who won, or a draw)")
+    result = r.accept(4)
     return TournamentResultArgs(name, userid, password, board, result)
 
 

@@ -16,6 +16,7 @@ from pbm.grammar import (
     parse_command,
     parse_mail_commands,
 )
+from pbm.grammar.tokens import looks_like_address
 
 from .test_commands import ACCOUNT_CASES, GAME_CASES, TOURNAMENT_CASES
 
@@ -28,6 +29,7 @@ PASSWORD_CHARS = st.characters(
 )
 passwords = st.text(PASSWORD_CHARS, min_size=1, max_size=64).filter(
     lambda p: not p.startswith("-") and p.isprintable() and p == " ".join(p.split()) and set(p) != {"*"}
+    and not looks_like_address(p)  # a new password may not look like an address (the grammar refuses it)
 )
 
 WITH_PASSWORD = [
