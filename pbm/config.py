@@ -191,8 +191,12 @@ class LimitsConfig:
     """``[limits]``: what one sender or one message may cost the server.
 
     ``broadcasts_per_day`` 0 turns the ``broadcast`` command off.
-    ``failed_logins_before_lock`` wrong passwords in a row lock a userid
-    for ``lock_minutes``, doubled for every further wrong one (at most a day).
+    ``failed_logins_before_lock`` wrong passwords in a row *from one
+    address* for one userid block that address (and no other) from logging
+    into that userid for ``lock_minutes``, doubled for every further wrong
+    one (at most a day); ``failed_logins_per_sender_per_day`` wrong
+    passwords from one address, for any userids, block it for the rest of
+    the day.
     """
 
     max_message_bytes: int = 1 * MIB
@@ -201,6 +205,7 @@ class LimitsConfig:
     broadcasts_per_day: int = 2
     failed_logins_before_lock: int = 5
     lock_minutes: int = 15
+    failed_logins_per_sender_per_day: int = 20
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -412,6 +417,7 @@ def _limits(t: _Table) -> LimitsConfig:
         broadcasts_per_day=t.integer("broadcasts_per_day", minimum=0),
         failed_logins_before_lock=t.integer("failed_logins_before_lock", minimum=1),
         lock_minutes=t.integer("lock_minutes", minimum=1, maximum=1440),
+        failed_logins_per_sender_per_day=t.integer("failed_logins_per_sender_per_day", minimum=1),
     )
 
 

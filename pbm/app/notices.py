@@ -138,10 +138,10 @@ def late_round_mail(ctx: Context, late: LateRound) -> Reply:
 # accounts
 
 
-def lock_notice(ctx: Context, lock: LockStarted, sender: str) -> Reply:
-    """The owner hears that wrong passwords locked the account."""
+def lock_notice(ctx: Context, lock: LockStarted) -> Reply:
+    """The owner hears that wrong passwords from an address blocked it."""
     return Reply("replies/account-locked.txt", tuple(ctx.store.confirmed_addresses(lock.user["id"])), {
-        "userid": lock.user["userid"], "failures": lock.failures, "until": shown(lock.until), "sender": sender,
+        "userid": lock.user["userid"], "failures": lock.failures, "until": shown(lock.until), "sender": lock.sender,
     })
 
 

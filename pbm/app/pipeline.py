@@ -102,9 +102,9 @@ class Pipeline:
         self.passwords = VerifiedPasswords()
         self.positions = Positions()
 
-    def context(self, now: datetime) -> Context:
-        """The domain context of work done at ``now``."""
-        return Context(self.store, self.config, now, self.passwords, self.positions)
+    def context(self, now: datetime, sender: str | None = None) -> Context:
+        """The domain context of work done at ``now`` for a mail from ``sender``."""
+        return Context(self.store, self.config, now, self.passwords, self.positions, sender)
 
     # ------------------------------------------------------------------
 
@@ -196,7 +196,7 @@ class Pipeline:
         items = list(commands)
         if not items:
             return [Reply("errors/no-command.txt", (sender,), {})], []
-        ctx = self.context(now)
+        ctx = self.context(now, sender)
         for item in items:
             if isinstance(item, CommandError):
                 replies.append(_usage_reply(sender, item))
@@ -214,10 +214,10 @@ class Pipeline:
                 self.positions.drop_lent()
                 done.append(quoted(item, exc))
                 # what must stand although the command was rolled back: a wrong password is counted
-                if exc.failed_login is not None:
-                    lock = count_failed_login(ctx, exc.failed_login)
+                if exc.wrong_login:
+                    lock = count_failed_login(ctx, sender, exc.failed_login)
                     if lock is not None:
-                        replies.append(lock_notice(ctx, lock, sender))
+                        replies.append(lock_notice(ctx, lock))
                 replies.append(error_reply(ctx, sender, exc, command=item))
             except BaseException:
                 self.positions.drop_lent()

@@ -23,27 +23,30 @@ def live_user(ctx: Context, userid: UserId) -> Row:
 def login(ctx: Context, userid: UserId, password: Password, *, reset_code: bool = False) -> Row:
     """The account, if the password is right; one answer for every failure.
 
-    Wrong passwords are counted (after the command's own changes are rolled
-    back: see ``failed_login`` of :class:`~.refusals.PbmError`) and lock the
-    userid for a while; with ``reset_code`` a live code from "password
-    reset" is taken as well, even while locked."""
+    Wrong passwords are counted by the address they come from (after the
+    command's own changes are rolled back: see ``failed_login`` of
+    :class:`~.refusals.PbmError`), and too many block that address, and no
+    other, for a while (:mod:`.security`); with ``reset_code`` a live code
+    from "password reset" is taken as well, even from a blocked address."""
     row = ctx.store.find_user(userid.key)
     if row is None or row["deleted_at"] is not None:
-        raise NotAllowedError("wrong userid or password")
+        raise NotAllowedError("wrong userid or password", wrong_login=True)
+    sender = ctx.sender or ""
     if reset_code and security.take_reset_code(ctx, row, password.reveal()):
-        ctx.store.set_login_state(row["id"], 0, None)
+        ctx.store.clear_login_failures(row["id"])
         return row
     if row["operator_locked"]:
         raise AccountLockedError(f"the account {row['userid']} is locked by the server's operator")
-    until = security.locked_until(row, ctx.now)
+    until = security.blocked_until(ctx, sender, row["id"])
     if until is not None:
         raise AccountLockedError(
-            f"after too many wrong passwords, the account {row['userid']} is locked until {shown(until)}"
+            f"after too many wrong passwords from your address, no password for {row['userid']} is "
+            f"checked from it until {shown(until)}"
         )
     if not ctx.passwords.check(password.reveal(), row["password_hash"]):
         raise NotAllowedError("wrong userid or password", failed_login=row["id"])
-    if row["failed_logins"]:
-        ctx.store.set_login_state(row["id"], 0, None)
+    if ctx.store.login_failures(sender, row["id"]) is not None:
+        ctx.store.clear_login_failures(row["id"], sender)
     return row
 
 

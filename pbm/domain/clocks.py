@@ -20,6 +20,7 @@ from .boards import Game, colour_of_turn, colour_to_move, load_game, mover_id
 from .context import Context
 from .refusals import NotAvailableError, NothingPendingError, VacationRefusedError
 from .results import conclude, forfeit
+from .security import is_held_up
 from .store import Row, Store
 from .times import DAY, when
 from .tournaments import Progress
@@ -102,7 +103,9 @@ class Due:
 
 
 def due(ctx: Context, row: Row) -> Due | None:
-    """What is due on an active board as of ``ctx.now``, if anything."""
+    """What is due on an active board as of ``ctx.now``, if anything.  A
+    forfeit waits while the player to move is blocked from logging in from
+    one of their own addresses (after wrong passwords from it)."""
     mover = mover_id(row)
     wait = waited(row, leave_of(ctx.store, mover), ctx.now)
     forfeit = wait >= row["forfeit_days"] * DAY
@@ -112,6 +115,8 @@ def due(ctx: Context, row: Row) -> Due | None:
         colour = colour_to_move(len(row["moves"].split()))
         total_out = forfeit = clock.used[colour] >= row["total_days"] * DAY
     if forfeit:
+        if is_held_up(ctx, ctx.store.user_by_id(mover)):
+            return None
         return Due(forfeit=True, total=total_out)
     if wait < row["nag_days"] * DAY:
         return None

@@ -16,10 +16,12 @@ from .store import Store
 @dataclass
 class Context:
     """``now`` is the moment of the mail (or of the clock work) being
-    handled; ``passwords`` and ``positions`` live as long as the pipeline."""
+    handled, ``sender`` the address the mail came from (None for the clock
+    work); ``passwords`` and ``positions`` live as long as the pipeline."""
 
     store: Store
     config: Config
     now: datetime
     passwords: VerifiedPasswords = field(default_factory=VerifiedPasswords)
     positions: Positions = field(default_factory=Positions)
+    sender: str | None = None

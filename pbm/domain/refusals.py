@@ -14,18 +14,20 @@ class PbmError(Exception):
 
     ``view_game``: the board (a :class:`pbm.domain.boards.Game`) the reply
     shows as it stands; ``position``: a position (a ``pbm.trax.Board``) the
-    reply draws instead; ``failed_login``: the id of the user whose wrong
-    password is counted once the command has been rolled back.
+    reply draws instead; ``wrong_login``: a login failed, to be counted
+    against its sender once the command has been rolled back, and against
+    the user ``failed_login`` (an id) when there is one.
     """
 
     template = "error"
 
     def __init__(self, message: str = "", *, view_game: object = None, position: object = None,
-                 failed_login: int | None = None) -> None:
+                 wrong_login: bool = False, failed_login: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.view_game = view_game
         self.position = position
+        self.wrong_login = wrong_login or failed_login is not None
         self.failed_login = failed_login
 
 

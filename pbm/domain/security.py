@@ -1,11 +1,15 @@
-"""Account security: locks after wrong passwords, and one-time codes.
+"""Account security: wrong passwords slow their sender down, and one-time codes.
 
-Wrong passwords are counted per userid.  After
-``limits.failed_logins_before_lock`` in a row the userid is locked for
-``limits.lock_minutes``; each further wrong password after a lock doubles
-the next lock (at most a day), and the owner is told at the registered
-addresses whenever a lock starts.  A right password, or a reset code,
-ends the count.
+Wrong passwords are counted per (sender address, userid).  After
+``limits.failed_logins_before_lock`` in a row from one address, that
+address may not log into that userid for ``limits.lock_minutes``; each
+further wrong one from it doubles the block (at most a day).  Mail for the
+same userid from any other address is not held up, so a stranger cannot
+lock a player out.  An address with ``limits.failed_logins_per_sender_per_day``
+wrong passwords in a day, for any userids, gets no password checked for the
+rest of that day.  The owner is told at the registered addresses when an
+address is first blocked (at most once a day).  A right password from that
+address, or a reset code, ends its count.
 
 Codes (password resets, address confirmations) are random, mailed once, and
 kept only as a SHA-256 hash: they carry 50 random bits, so a fast hash is
@@ -18,7 +22,7 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 from .context import Context
 from .store import Row
@@ -33,9 +37,11 @@ MAX_LIVE_RESET_CODES = 3
 
 @dataclass(frozen=True)
 class LockStarted:
-    """A wrong password locked the account ``user`` until ``until``."""
+    """Wrong passwords from ``sender`` blocked it from the account ``user``
+    until ``until`` (``failures`` in a row)."""
 
     user: Row
+    sender: str
     failures: int
     until: datetime
 
@@ -64,30 +70,54 @@ def code_matches(code: str, stored_hash: str) -> bool:
     return hmac.compare_digest(code_hash(code), stored_hash)
 
 
-def locked_until(user: Row, now: datetime) -> datetime | None:
-    """When the lock on this userid ends, if it is locked now."""
-    if user["locked_until"]:
-        until = when(user["locked_until"])
-        if now < until:
-            return until
+def _end_of_day(now: datetime) -> datetime:
+    return datetime.combine(now.date() + timedelta(days=1), time(), tzinfo=UTC)
+
+
+def blocked_until(ctx: Context, sender: str, user_id: int) -> datetime | None:
+    """Until when no password from ``sender`` is checked for the user, if
+    that is now: after too many wrong ones for this user, or for any."""
+    limits = ctx.config.limits
+    if ctx.store.sender_failures(sender, ctx.now.date().isoformat()) >= limits.failed_logins_per_sender_per_day:
+        return _end_of_day(ctx.now)
+    row = ctx.store.login_failures(sender, user_id)
+    if row is not None and row["blocked_until"] and ctx.now < when(row["blocked_until"]):
+        return when(row["blocked_until"])
     return None
 
 
-def count_failed_login(ctx: Context, user_id: int) -> LockStarted | None:
-    """Count a wrong password (after the command was rolled back); the lock
-    that starts now, if one does."""
+def is_held_up(ctx: Context, user: Row) -> bool:
+    """Is one of the user's own addresses blocked from logging in now?  (No
+    board of theirs is forfeited on time meanwhile.)"""
+    own = {a.lower() for a in ctx.store.confirmed_addresses(user["id"])}
+    return any(row["sender"] in own and row["blocked_until"] and ctx.now < when(row["blocked_until"])
+               for row in ctx.store.login_failures_of(user["id"]))
+
+
+def count_failed_login(ctx: Context, sender: str, user_id: int | None) -> LockStarted | None:
+    """Count a failed login from ``sender`` (after the command was rolled
+    back): a wrong password for ``user_id``, or a userid that does not
+    exist (None); a block that starts now, when the owner is to be told of
+    it."""
     store = ctx.store
-    user = store.user_by_id(user_id)
-    failures = user["failed_logins"] + 1
     limits = ctx.config.limits
-    over = failures - limits.failed_logins_before_lock
-    if over < 0:
-        store.set_login_state(user_id, failures, None)
+    store.count_sender_failure(sender, ctx.now.date().isoformat())
+    if user_id is None:
         return None
-    lock = min(timedelta(minutes=limits.lock_minutes) * (2 ** min(over, 12)), MAX_LOCK)
-    until = ctx.now + lock
-    store.set_login_state(user_id, failures, until)
-    return LockStarted(user, failures, until)
+    before = store.login_failures(sender, user_id)
+    failures = (before["failures"] if before else 0) + 1
+    over = failures - limits.failed_logins_before_lock
+    until = None
+    if over >= 0:
+        until = ctx.now + min(timedelta(minutes=limits.lock_minutes) * (2 ** min(over, 12)), MAX_LOCK)
+    store.record_login_failure(sender, user_id, until)
+    if until is None:
+        return None
+    told = store.last_block_told(user_id)
+    if told is not None and ctx.now - when(told) < timedelta(days=1):
+        return None  # the owner hears of blocks once a day at most
+    store.note_block_told(sender, user_id, ctx.now)
+    return LockStarted(store.user_by_id(user_id), sender, failures, until)
 
 
 def take_reset_code(ctx: Context, user: Row, text: str) -> bool:

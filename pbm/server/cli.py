@@ -142,7 +142,7 @@ def cmd_user(args: argparse.Namespace) -> int:
             with store.atomic():
                 store.set_operator_lock(user["id"], args.action == "lock")
                 if args.action == "unlock":
-                    store.set_login_state(user["id"], 0, None)
+                    store.clear_login_failures(user["id"])
             user = store.find_user(user["key"])
         assert user is not None
         print(f"userid:        {user['userid']}{' (deleted ' + user['deleted_at'] + ')' if user['deleted_at'] else ''}")
@@ -150,10 +150,10 @@ def cmd_user(args: argparse.Namespace) -> int:
         for a in store.address_rows(user["id"]):
             print(f"address:       {a['address']}{'' if a['confirmed'] else ' (waiting for confirmation)'}")
         print(f"signed off:    {'yes' if user['signed_off'] else 'no'}")
-        lock = "by the operator" if user["operator_locked"] else (
-            f"until {user['locked_until']}" if user["locked_until"] else "no")
-        print(f"locked:        {lock}")
-        print(f"wrong passwords in a row: {user['failed_logins']}")
+        print(f"locked:        {'by the operator' if user['operator_locked'] else 'no'}")
+        for f in store.login_failures_of(user["id"]):
+            blocked = f", blocked until {f['blocked_until']}" if f["blocked_until"] else ""
+            print(f"wrong passwords: {f['failures']} in a row from {f['sender']}{blocked}")
         boards = store.boards_of([user["id"]])
         active = [str(b["number"]) for b in boards if b["status"] == "active"]
         print(f"boards:        {len(boards)} in all, active: {' '.join(active) or 'none'}")

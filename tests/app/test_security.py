@@ -10,11 +10,12 @@ from datetime import timedelta
 import pytest
 
 from pbm.app.pipeline import Pipeline
+from pbm.app.ticker import run_tick
 from pbm.config import load_config
 from pbm.domain.store import Store
 from pbm.domain.times import when
 
-from .conftest import Clock, Mailbox, flat, text_of, to_of
+from .conftest import Clock, Mailbox, flat, is_error, text_of, to_of
 
 
 def code_in(msg) -> str:
@@ -41,7 +42,7 @@ def strict(tmp_path):
 # password guessing
 
 
-def test_wrong_passwords_lock_the_userid_and_tell_the_owner(players):
+def test_wrong_passwords_block_their_sender_not_the_owner_and_the_owner_is_told(players):
     for _ in range(4):
         replies = players.send("mallory@evil.test", "signoff alice guess")
         assert [to_of(r) for r in replies] == ["mallory@evil.test"]
@@ -49,42 +50,85 @@ def test_wrong_passwords_lock_the_userid_and_tell_the_owner(players):
     replies = players.send("mallory@evil.test", "signoff alice guess5")
     assert sorted(to_of(r) for r in replies) == ["alice@example.org", "mallory@evil.test"]
     told = next(r for r in replies if to_of(r) == "alice@example.org")
-    assert told["Subject"] == "Trax PBM: account alice locked for a while"
+    assert told["Subject"] == "Trax PBM: wrong passwords for alice from mallory@evil.test"
     body = flat(told)
-    assert "5 wrong passwords in a row" in body and "from mallory@evil.test" in body
-    assert "locked until 2026-03-01 12:45 UTC" in body
+    assert "5 wrong passwords in a row" in body and "in mail from mallory@evil.test" in body
+    assert "until 2026-03-01 12:45 UTC" in body and "Mail from your own addresses is not held up" in body
     assert "guess5" not in told.as_string()
-    # while locked, even the right password is refused, and nothing more is counted or told
-    replies = players.send("alice@example.org", "signoff alice apple")
-    assert [to_of(r) for r in replies] == ["alice@example.org"]
-    assert "the account alice is locked until 2026-03-01 12:45 UTC" in flat(replies[0])
+    # while blocked, even the right password from that address is not checked, nothing more is told
+    replies = players.send("mallory@evil.test", "signoff alice apple")
+    assert [to_of(r) for r in replies] == ["mallory@evil.test"]
+    assert "no password for alice is checked from it until 2026-03-01 12:45 UTC" in flat(replies[0])
     assert "password reset" in flat(replies[0])
     assert not players.pipeline.store.find_user("alice")["signed_off"]
-    # after the lock, the right password works and the count starts again
+    # the owner, from her own address, is not held up at all
+    assert not is_error(players.send("alice@example.org", "trax limit alice apple 5")[0])
+    # after the block, the right password from that address works and ends its count
     players.clock.now = players.clock.now.replace(hour=12, minute=45)
-    assert players.send("alice@example.org", "trax limit alice apple 5")[0]["Subject"] != "Trax error"
-    assert players.pipeline.store.find_user("alice")["failed_logins"] == 0
+    assert not is_error(players.send("mallory@evil.test", "trax limit alice apple 6")[0])
+    assert players.pipeline.store.login_failures_of(players.pipeline.store.find_user("alice")["id"]) == []
 
 
-def test_every_wrong_password_after_a_lock_doubles_the_next_one(players):
+def test_every_wrong_password_after_a_block_doubles_the_next_and_the_owner_is_told_once_a_day(players):
     for i in range(5):
         players.send("mallory@evil.test", f"signoff alice guess{i}")
     store = players.pipeline.store
-    first = store.find_user("alice")["locked_until"]
+    alice = store.find_user("alice")["id"]
+    first = store.login_failures("mallory@evil.test", alice)["blocked_until"]
     players.clock.now = players.clock.now + timedelta(minutes=16)
     sixth = players.clock.now
     replies = players.send("mallory@evil.test", "signoff alice guess6")
-    told = [r for r in replies if to_of(r) == "alice@example.org"]
-    assert told and "6 wrong passwords in a row" in flat(told[0])
-    second = store.find_user("alice")["locked_until"]
-
+    assert [to_of(r) for r in replies] == ["mallory@evil.test"]  # told once a day at most
+    second = store.login_failures("mallory@evil.test", alice)["blocked_until"]
     assert when(second) - sixth == timedelta(minutes=30)
     assert when(first) < when(second)
 
 
+def test_a_stranger_guessing_for_days_neither_locks_out_nor_forfeits_the_owner(players):
+    """Six wrong passwords an hour for three weeks once kept a player out
+    for 22 days and lost her game on time; now only the guesser waits."""
+    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax move 101 alice apple @0+")
+    for day in range(3):
+        for hour in range(24):
+            for i in range(6):
+                players.send("mallory@evil.test", f"trax move 101 bob guess{day}{hour}{i} A1+")
+            players.clock.advance(hours=1)
+        reply = players.send("bob@example.org", "trax show 101")  # bob is not held up
+        assert not is_error(reply[0])
+    replies = players.send("bob@example.org", "trax move 101 bob banana B1+")
+    assert replies[0]["Subject"] == "Trax Board 101 alice"
+    assert players.pipeline.store.board(101)["status"] == "active"
+
+
+def test_too_many_wrong_passwords_from_one_sender_for_anyone_stop_its_checks_for_the_day(players):
+    store = players.pipeline.store
+    for i in range(20):
+        players.send("mallory@evil.test", f"trax limit user{i % 3} guess{i} 5")  # no such users, or wrong
+    replies = players.send("mallory@evil.test", "signoff alice apple")
+    assert "checked from it until 2026-03-02 00:00 UTC" in flat(replies[0])
+    assert not store.find_user("alice")["signed_off"]
+    assert not is_error(players.send("alice@example.org", "trax limit alice apple 5")[0])
+
+
 def test_a_wrong_password_in_a_multiple_mail_is_counted_though_its_command_is_rolled_back(players):
     players.send("mallory@evil.test", "multiple", "signoff alice a\nsignoff alice b\nsignoff alice c\n")
-    assert players.pipeline.store.find_user("alice")["failed_logins"] == 3
+    store = players.pipeline.store
+    assert store.login_failures("mallory@evil.test", store.find_user("alice")["id"])["failures"] == 3
+
+
+def test_no_board_is_forfeited_while_its_players_own_address_is_blocked(players):
+    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax move 101 alice apple @0+")  # bob to move: 21 days to a forfeit
+    due = when(players.pipeline.store.board(101)["turn_since"]) + timedelta(days=21)
+    players.clock.now = due - timedelta(minutes=20)
+    for i in range(5):  # each mail moves the clock 5 minutes: the fifth, at the forfeit time, blocks bob
+        players.send("bob@example.org", f"trax move 101 bob typo{i} B1+")
+    mails = run_tick(players.pipeline, players.clock.now)
+    assert players.clock.now > due and players.pipeline.store.board(101)["status"] == "active"
+    assert not any("forfeit" in flat(m) for m in mails)
+    later = run_tick(players.pipeline, players.clock.now + timedelta(days=2))  # the block is long over
+    assert players.pipeline.store.board(101)["reason"] == "forfeit", [flat(m) for m in later]
 
 
 # ----------------------------------------------------------------------------
@@ -117,9 +161,10 @@ def test_a_reset_code_opens_a_locked_account(players):
         players.send("mallory@evil.test", f"signoff alice guess{i}")
     code = code_in(next(r for r in players.send("alice@example.org", "password reset alice")
                         if "code for alice" in str(r["Subject"])))
-    done = players.send("alice@example.org", f"change password alice {code} pear")
+    done = players.send("mallory@evil.test", f"change password alice {code} pear")  # from the blocked address
     assert done[0]["Subject"] == "Trax PBM: password of alice changed", text_of(done[0])
-    assert players.pipeline.store.find_user("alice")["locked_until"] is None
+    store = players.pipeline.store
+    assert store.login_failures_of(store.find_user("alice")["id"]) == []
 
 
 def test_reset_codes_expire_after_a_day(players):

@@ -89,9 +89,44 @@ class AccountTables(StoreBase):
     # ------------------------------------------------------------------
     # login state and one-time codes
 
-    def set_login_state(self, user_id: int, failed_logins: int, locked_until: datetime | None) -> None:
-        self._update("users", "id", user_id, {"failed_logins": failed_logins,
-                                              "locked_until": stamp(locked_until) if locked_until else None})
+    def login_failures(self, sender: str, user_id: int) -> Row | None:
+        """The wrong passwords in a row from ``sender`` for the user, and the block they earned."""
+        return self._one("SELECT * FROM login_failures WHERE sender = ? AND user_id = ?", (sender.lower(), user_id))
+
+    def login_failures_of(self, user_id: int) -> list[Row]:
+        return self._all("SELECT * FROM login_failures WHERE user_id = ? ORDER BY sender", (user_id,))
+
+    def record_login_failure(self, sender: str, user_id: int, blocked_until: datetime | None) -> int:
+        """One more wrong password from ``sender`` for the user; the count in a row after it."""
+        self._run(
+            "INSERT INTO login_failures (sender, user_id, failures) VALUES (?, ?, 1) "
+            "ON CONFLICT (sender, user_id) DO UPDATE SET failures = failures + 1",
+            (sender.lower(), user_id),
+        )
+        if blocked_until is not None:
+            self.block_login(sender, user_id, blocked_until)
+        row = self.login_failures(sender, user_id)
+        assert row is not None
+        return int(row["failures"])
+
+    def block_login(self, sender: str, user_id: int, until: datetime) -> None:
+        self._run("UPDATE login_failures SET blocked_until = ? WHERE sender = ? AND user_id = ?",
+                  (stamp(until), sender.lower(), user_id))
+
+    def note_block_told(self, sender: str, user_id: int, now: datetime) -> None:
+        self._run("UPDATE login_failures SET noticed_at = ? WHERE sender = ? AND user_id = ?",
+                  (stamp(now), sender.lower(), user_id))
+
+    def last_block_told(self, user_id: int) -> str | None:
+        row = self._one("SELECT MAX(noticed_at) AS at FROM login_failures WHERE user_id = ?", (user_id,))
+        return row["at"] if row else None
+
+    def clear_login_failures(self, user_id: int, sender: str | None = None) -> None:
+        """A right password from ``sender`` (or, with none, the operator) ends the count."""
+        if sender is None:
+            self._run("DELETE FROM login_failures WHERE user_id = ?", (user_id,))
+        else:
+            self._run("DELETE FROM login_failures WHERE sender = ? AND user_id = ?", (sender.lower(), user_id))
 
     def set_operator_lock(self, user_id: int, locked: bool) -> None:
         self._update("users", "id", user_id, {"operator_locked": int(locked)})

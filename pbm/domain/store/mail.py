@@ -91,6 +91,20 @@ class MailTables(StoreBase):
         assert row is not None
         return row
 
+    def count_sender_failure(self, sender: str, day: str) -> int:
+        """One more wrong password from ``sender`` on ``day`` (for any userid); the count after it."""
+        key = sender.lower()
+        self._run(
+            "INSERT INTO sender_days (sender, day, mails, failed_logins) VALUES (?, ?, 0, 1) "
+            "ON CONFLICT (sender, day) DO UPDATE SET failed_logins = failed_logins + 1",
+            (key, day),
+        )
+        return self.sender_failures(sender, day)
+
+    def sender_failures(self, sender: str, day: str) -> int:
+        row = self._one("SELECT failed_logins FROM sender_days WHERE sender = ? AND day = ?", (sender.lower(), day))
+        return int(row["failed_logins"]) if row else 0
+
     def mark_sender_noticed(self, sender: str, day: str) -> None:
         self._run("UPDATE sender_days SET noticed = 1 WHERE sender = ? AND day = ?", (sender.lower(), day))
 

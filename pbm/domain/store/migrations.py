@@ -249,6 +249,23 @@ SECURITY = """
         );
 """
 
+# Wrong passwords counted by where they come from (issue 15): a stranger's
+# guesses slow the stranger down and never lock the owner out.  The per-userid
+# columns users.failed_logins and users.locked_until are no longer read.
+THROTTLES = """
+        CREATE TABLE login_failures (
+            sender TEXT NOT NULL,                           -- lower case
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            failures INTEGER NOT NULL DEFAULT 0,            -- in a row, from this sender for this user
+            blocked_until TEXT,                             -- no password from it is checked before then
+            noticed_at TEXT,                                -- when the owner was last told of a block
+            PRIMARY KEY (sender, user_id)
+        );
+        CREATE INDEX login_failures_user ON login_failures(user_id);
+        ALTER TABLE sender_days ADD COLUMN failed_logins INTEGER NOT NULL DEFAULT 0;
+        UPDATE users SET failed_logins = 0, locked_until = NULL;
+"""
+
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
@@ -256,4 +273,5 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (3, "clocks and ratings", CLOCKS_AND_RATINGS),
     (4, "tournaments", TOURNAMENTS),
     (5, "account security and limits", SECURITY),
+    (6, "wrong passwords counted by sender", THROTTLES),
 ]
