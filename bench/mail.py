@@ -87,7 +87,7 @@ def setup_mails(boards: int) -> list[bytes]:
     for i in range(2 * boards):
         mails.append(command_mail(f"p{i}@example.org", f"signup p{i} pw{i}"))
     for b in range(boards):
-        mails.append(command_mail("op@example.org", f"trax challenge p{2 * b} p{2 * b + 1}"))
+        mails.append(command_mail("op@example.org", f"trax challenge p{2 * b} p{2 * b + 1} pw{2 * b}"))
     return mails
 
 
@@ -358,7 +358,7 @@ def sample_reply(moves: list[str]) -> bytes:
         now = datetime(2026, 1, 1, tzinfo=UTC)
         pipeline.exec_command("a@x.org", "signup alice apple", now=now)
         pipeline.exec_command("b@x.org", "signup bob banana", now=now)
-        pipeline.exec_command("a@x.org", "trax challenge alice bob", now=now)
+        pipeline.exec_command("a@x.org", "trax challenge alice bob apple", now=now)
         result = None
         for ply, move in enumerate(moves):
             who, pw = ("alice", "apple") if ply % 2 == 0 else ("bob", "banana")

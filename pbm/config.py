@@ -173,7 +173,8 @@ class GamesConfig:
     ``inactive_days``: a player with no active game and no rated game
     finished for that long is listed as inactive in the standings.
     ``clock_interval_seconds``: how often ``pbm serve`` does the clock work
-    (reminders, forfeits).
+    (reminders, forfeits).  ``minimum_forfeit_days``: the shortest forfeit
+    time (and total time) a challenge or a tournament may set.
     """
 
     nag_days: int = 7
@@ -184,6 +185,7 @@ class GamesConfig:
     default_limit: int = 0
     inactive_days: int = 180
     clock_interval_seconds: float = 300.0
+    minimum_forfeit_days: int = 1
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -196,7 +198,10 @@ class LimitsConfig:
     into that userid for ``lock_minutes``, doubled for every further wrong
     one (at most a day); ``failed_logins_per_sender_per_day`` wrong
     passwords from one address, for any userids, block it for the rest of
-    the day.
+    the day.  ``new_boards_per_player_per_day``: boards a player may be
+    given in a day (challenges, not tournaments); ``invitations_per_player_per_day``:
+    invitations (challenges without a password) a player may receive in a
+    day, 0 for none.
     """
 
     max_message_bytes: int = 1 * MIB
@@ -206,6 +211,8 @@ class LimitsConfig:
     failed_logins_before_lock: int = 5
     lock_minutes: int = 15
     failed_logins_per_sender_per_day: int = 20
+    new_boards_per_player_per_day: int = 20
+    invitations_per_player_per_day: int = 5
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -399,6 +406,7 @@ def _games(t: _Table) -> GamesConfig:
         default_limit=t.integer("default_limit", minimum=0),
         inactive_days=t.integer("inactive_days", minimum=1),
         clock_interval_seconds=t.seconds("clock_interval_seconds"),
+        minimum_forfeit_days=t.integer("minimum_forfeit_days", minimum=1),
     )
     for prefix in ("", "tournament_"):
         nag = getattr(config, prefix + "nag_days")
@@ -406,6 +414,9 @@ def _games(t: _Table) -> GamesConfig:
         if not nag_precedes_forfeit(nag, forfeit):
             raise t.error(prefix + "forfeit_days",
                           f"({forfeit}) must be greater than {prefix}nag_days ({nag})")
+        if forfeit < config.minimum_forfeit_days:
+            raise t.error(prefix + "forfeit_days",
+                          f"({forfeit}) must be at least minimum_forfeit_days ({config.minimum_forfeit_days})")
     return config
 
 
@@ -418,6 +429,8 @@ def _limits(t: _Table) -> LimitsConfig:
         failed_logins_before_lock=t.integer("failed_logins_before_lock", minimum=1),
         lock_minutes=t.integer("lock_minutes", minimum=1, maximum=1440),
         failed_logins_per_sender_per_day=t.integer("failed_logins_per_sender_per_day", minimum=1),
+        new_boards_per_player_per_day=t.integer("new_boards_per_player_per_day", minimum=1),
+        invitations_per_player_per_day=t.integer("invitations_per_player_per_day", minimum=0),
     )
 
 

@@ -68,7 +68,7 @@ def test_an_installed_wheel_answers_help_and_plays_a_move(wheel, tmp_path):
     assert "signup alice s3cret" in help_reply.get_content()
     execute("alice@example.org", "signup alice apple")
     execute("bob@example.org", "signup bob banana")
-    execute("alice@example.org", "trax challenge alice bob")
+    execute("alice@example.org", "trax challenge alice bob apple")
     replies = execute("alice@example.org", "trax move 101 alice apple @0+")
     assert [(str(m["To"]), str(m["Subject"])) for m in replies] == [
         ("alice@example.org", "Trax Board 101 bob"), ("bob@example.org", "Trax Board 101 bob")]

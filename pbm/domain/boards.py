@@ -43,9 +43,14 @@ def mover_id(row: Row) -> int:
     return int(row[f"{colour}_id"])
 
 
-def times_problem(nag_days: float, forfeit_days: float) -> str | None:
+def times_problem(ctx: Context, nag_days: float, forfeit_days: float, total_days: float | None = None) -> str | None:
     """What is wrong with a board's times, if anything: the reminder must
-    come before the forfeit."""
+    come before the forfeit, and neither the forfeit nor the total time may
+    be shorter than ``[games] minimum_forfeit_days``."""
+    floor = ctx.config.games.minimum_forfeit_days
+    for name, days in (("forfeit time", forfeit_days), ("total time", total_days)):
+        if days is not None and days < floor:
+            return f"the {name} is at least {floor:g} day{'' if floor == 1 else 's'} on this server, not {days:g}"
     if not nag_precedes_forfeit(nag_days, forfeit_days):
         return (f"the nag time ({nag_days:g} days) must be shorter than the forfeit time "
                 f"({forfeit_days:g} days)")
@@ -124,20 +129,29 @@ def position_of(ctx: Context, ref: BoardRef, game_name: str) -> tuple[Game, Boar
     return loaded, loaded.board.after(ref.after)
 
 
+def checked_times(ctx: Context, nag_days: float | None, forfeit_days: float | None, total_days: float | None,
+                  *, tournament: bool = False) -> tuple[float, float]:
+    """A board's nag and forfeit times, those not given from the config
+    (the tournament ones for a tournament board); ChallengeRefusedError
+    when they break the rules of :func:`times_problem`."""
+    cfg = ctx.config.games
+    if nag_days is None:
+        nag_days = cfg.tournament_nag_days if tournament else cfg.nag_days
+    if forfeit_days is None:
+        forfeit_days = cfg.tournament_forfeit_days if tournament else cfg.forfeit_days
+    problem = times_problem(ctx, nag_days, forfeit_days, total_days)
+    if problem:
+        raise ChallengeRefusedError(problem)
+    return nag_days, forfeit_days
+
+
 def new_board(ctx: Context, game_name: str, white: Row, black: Row, *, tournament: str | None = None,
               label: str | None = None, nag_days: float | None = None, forfeit_days: float | None = None,
               total_days: float | None = None, rated: bool = True) -> int:
     """Create a board; clock limits not given come from the config (the
     tournament ones for a tournament board).  Observers of every board of
     the game type observe it too."""
-    cfg = ctx.config.games
-    if nag_days is None:
-        nag_days = cfg.tournament_nag_days if tournament else cfg.nag_days
-    if forfeit_days is None:
-        forfeit_days = cfg.tournament_forfeit_days if tournament else cfg.forfeit_days
-    problem = times_problem(nag_days, forfeit_days)
-    if problem:
-        raise ChallengeRefusedError(problem)
+    nag_days, forfeit_days = checked_times(ctx, nag_days, forfeit_days, total_days, tournament=tournament is not None)
     now = stamp(ctx.now)
     number = ctx.store.create_board(
         game=game_name, white_id=white["id"], black_id=black["id"], tournament=tournament, label=label,

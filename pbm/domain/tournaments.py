@@ -389,7 +389,7 @@ def create(ctx: Context, director: Row, name: TournamentName, game: str, *, fmt:
     cfg = ctx.config.games
     nag = nag_days if nag_days is not None else cfg.tournament_nag_days
     forfeit = forfeit_days if forfeit_days is not None else cfg.tournament_forfeit_days
-    problem = times_problem(nag, forfeit)
+    problem = times_problem(ctx, nag, forfeit)
     if problem:
         raise TournamentError(problem)
     tid = ctx.store.create_tournament(

@@ -42,6 +42,7 @@ MAX_LIMIT = 999
 class ChallengeArgs:
     white: UserId  # the first userid: moves first
     black: UserId
+    password: Password | None = None  # one of the two players': without it, only an invitation
     nag_days: float | None = None  # None: not given (the server's default applies)
     forfeit_days: float | None = None
     total_days: float | None = None
@@ -154,10 +155,15 @@ def parse_challenge(r: Reader) -> ChallengeArgs:
     r.expect(2)
     white = r.read(0, "first userid", read_userid)
     black = r.read(1, "second userid", read_userid)
-    options = r.options(2, "the two userids")
+    password = None
+    first_option = 2
+    if len(r) > 2 and not r.words[2].startswith("-"):
+        password = r.read(2, "password", read_password)
+        first_option = 3
+    options = r.options(first_option, "the two userids and the password")
     check_nag_before_forfeit(r, options)
     rated = not options.pop("unrated", False)
-    return ChallengeArgs(white, black, rated=rated, **options)
+    return ChallengeArgs(white, black, password, rated=rated, **options)
 
 
 def parse_move(r: Reader) -> MoveArgs:
@@ -303,9 +309,11 @@ GAME_SPECS = (
     CommandSpec(
         "challenge",
         Scope.GAME,
-        "USERID1 USERID2 [--nagtime=D] [--forfeittime=D] [--totaltime=D] [-unrated]",
-        "start a new board between two users; the first moves first (white); D is days",
+        "USERID1 USERID2 [PASSWORD] [--nagtime=D] [--forfeittime=D] [--totaltime=D] [-unrated]",
+        "start a new board between two users, with the password of one of them (without it, the "
+        "two are invited); the first moves first (white); D is days",
         parse_challenge,
+        secret_positions=(2,),
         options=(
             *TIME_OPTIONS,
             Option("totaltime", "total_days", read_days, "--totaltime=D"),

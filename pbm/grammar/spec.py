@@ -128,8 +128,10 @@ class CommandSpec:
         return bool(self.secret_positions)
 
     def redact(self, words: Sequence[str]) -> list[str]:
-        """The words after the name with the passwords replaced by ``********``."""
-        return [MASK if i in self.secret_positions else w for i, w in enumerate(words)]
+        """The words after the name with the passwords replaced by
+        ``********`` (by position; an option, which begins with ``-``, is
+        never a password)."""
+        return [MASK if i in self.secret_positions and not w.startswith("-") else w for i, w in enumerate(words)]
 
 
 def ordinal(n: int) -> str:
@@ -185,7 +187,7 @@ class Reader:
     def redacted(self) -> str:
         """The command once read: every password masked (where the reader
         found one, and where the usage line has one)."""
-        hidden = self.secrets | set(self.spec.secret_positions)
+        hidden = self.secrets | (set(self.spec.secret_positions) - self.safe - self.userids)
         return " ".join([*self.head, *(MASK if i in hidden else w for i, w in enumerate(self.words))])
 
     @property
@@ -212,7 +214,8 @@ class Reader:
         """The last line of defence: a word standing where a password stands,
         or read as one, never appears in a message, even if some message
         tried to quote it."""
-        for i in sorted(self.secrets | set(self.spec.secret_positions)):
+        places = set(self.spec.secret_positions) - self.safe - self.userids
+        for i in sorted(self.secrets | places):
             if i < len(self.words) and self.words[i]:
                 secret = re.escape(self.words[i])
                 reason = re.sub(rf"(?<![^\s\"'(\[]){secret}(?![^\s\"'),.;:\]])", MASK, reason)

@@ -36,7 +36,7 @@ def board_row(mail, number=101):
 @pytest.fixture
 def game(players):
     """Board 101, alice (white) to move, created at players.clock.now."""
-    players.send("carol@example.org", "trax challenge alice bob")
+    players.send("carol@example.org", "trax challenge alice bob apple")
     players.start = players.clock.now - timedelta(minutes=5)
     return players
 
@@ -91,7 +91,7 @@ def test_a_forfeit_at_twenty_one_days_is_a_rated_loss_told_to_everyone(game):
 
 
 def test_an_unrated_game_lost_on_time_leaves_the_ratings_alone(players):
-    players.send("alice@example.org", "trax challenge alice bob -unrated")
+    players.send("alice@example.org", "trax challenge alice bob apple -unrated")
     start = players.clock.now
     mails = at(players, start, days=22)
     assert "Game won by bob (by forfeit)." in flat(mails[0])
@@ -110,7 +110,7 @@ def test_the_board_mail_shows_the_clock_block(game):
 
 
 def test_challenge_options_set_the_clock_of_one_board(players):
-    replies = players.send("alice@example.org", "trax challenge alice bob --nagtime=2 --forfeittime=4")
+    replies = players.send("alice@example.org", "trax challenge alice bob apple --nagtime=2 --forfeittime=4")
     assert "a reminder after 2 days without a move, a loss by forfeit after 4 days" in flat(replies[0])
     start = players.clock.now - timedelta(minutes=5)
     assert at(players, start, days=1, hours=23) == []
@@ -119,14 +119,14 @@ def test_challenge_options_set_the_clock_of_one_board(players):
 
 
 def test_a_forfeit_time_below_the_default_nag_time_is_refused_with_the_reason(players):
-    replies = players.send("alice@example.org", "trax challenge alice bob --forfeittime=5")
+    replies = players.send("alice@example.org", "trax challenge alice bob apple --forfeittime=5")
     assert replies[0]["Subject"] == "Trax error"
     assert "the nag time (7 days) must be shorter than the forfeit time (5 days)" in flat(replies[0])
     assert players.pipeline.store.board(101) is None
 
 
 def test_total_thinking_time_runs_out_before_the_forfeit_time(players):
-    replies = players.send("alice@example.org", "trax challenge alice bob --totaltime=3")
+    replies = players.send("alice@example.org", "trax challenge alice bob apple --totaltime=3")
     assert "Time used: alice 0h 0m, bob 0h 0m (at most 3 days each)" in text_of(replies[0])
     start = players.clock.now - timedelta(minutes=5)
     players.clock.now = start + timedelta(days=1)
@@ -238,7 +238,7 @@ def test_the_vacation_cap_is_per_calendar_year(players):
 
 
 def test_the_clock_work_is_idempotent_and_survives_a_broken_board(game):
-    game.send("alice@example.org", "trax challenge bob alice")
+    game.send("alice@example.org", "trax challenge bob alice banana")
     store = game.pipeline.store
     store.update_board(101, moves="Z99+")  # a board the engine cannot replay
     start = game.start

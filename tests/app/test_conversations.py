@@ -40,7 +40,7 @@ def test_a_taken_userid_is_refused(players):
 
 
 def test_challenge_opens_board_101_and_tells_both_players(players):
-    replies = players.send("carol@example.org", "trax challenge alice bob")
+    replies = players.send("carol@example.org", "trax challenge alice bob apple")
     assert sorted(to_of(r) for r in replies) == ["alice@example.org", "bob@example.org", "carol@example.org"]
     assert replies[0]["Subject"] == "New Trax Board 101 alice"
     body = text_of(replies[0])
@@ -49,7 +49,7 @@ def test_challenge_opens_board_101_and_tells_both_players(players):
 
 
 def test_a_game_played_to_a_white_loop(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     replies = play_moves(players, 101, LOOP_GAME)
     assert {to_of(r) for r in replies} == {"alice@example.org", "bob@example.org"}
     final = replies[0]
@@ -64,13 +64,13 @@ def test_a_game_played_to_a_white_loop(players):
 
 
 def test_a_game_played_to_a_black_line(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     replies = play_moves(players, 101, LINE_GAME)
     assert "Game won by bob (black line)." in text_of(replies[0])
 
 
 def test_subjects_name_the_player_to_move_and_mark_comments(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     replies = players.send("alice@example.org", "trax move 101 alice apple @0/", "Good luck!\n-- \nAlice")
     assert replies[0]["Subject"] == "Trax Board 101 bob **"
     body = text_of(replies[0])
@@ -80,21 +80,21 @@ def test_subjects_name_the_player_to_move_and_mark_comments(players):
 
 
 def test_resignation_ends_the_game(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     play_moves(players, 101, ["@0/", "B1+", "C1/"])
     replies = players.send("bob@example.org", "trax resign 101 bob banana")
     assert "Game won by alice (bob resigned)." in text_of(replies[0])
 
 
 def test_resigning_before_both_have_moved_cancels_the_game(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     play_moves(players, 101, ["@0/"])
     replies = players.send("bob@example.org", "trax move 101 bob banana resign")
     assert "cancelled" in text_of(replies[0])
 
 
 def test_a_draw_by_agreement_in_8x8trax(players):
-    players.send("alice@example.org", "8x8trax challenge alice bob")
+    players.send("alice@example.org", "8x8trax challenge alice bob apple")
     replies = players.send("alice@example.org", "8x8trax move 101 alice apple @0/")
     assert replies[0]["Subject"] == "8x8Trax Board 101 bob"
     replies = players.send("bob@example.org", "8x8trax move 101 bob banana propose")
@@ -105,7 +105,7 @@ def test_a_draw_by_agreement_in_8x8trax(players):
 
 
 def test_an_undo_by_consent_takes_back_the_last_move(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     play_moves(players, 101, ["@0/", "B1+", "C1/"])
     replies = players.send("alice@example.org", "trax move 101 alice apple undo")
     assert "alice asks to take back the last move" in text_of(replies[0])
@@ -119,7 +119,7 @@ def test_an_undo_by_consent_takes_back_the_last_move(players):
 
 
 def test_a_rejected_draw_offer_changes_nothing(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     play_moves(players, 101, ["@0/", "B1+"])
     players.send("alice@example.org", "trax move 101 alice apple propose")
     replies = players.send("bob@example.org", "trax move 101 bob banana reject")
@@ -128,7 +128,7 @@ def test_a_rejected_draw_offer_changes_nothing(players):
 
 
 def test_a_stale_move_number_is_rejected(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     play_moves(players, 101, ["@0/", "B1+"])
     replies = players.send("alice@example.org", "trax move 101 alice apple C1/#2")
     assert replies[0]["Subject"] == "Trax Board 101 Error"
@@ -139,7 +139,7 @@ def test_a_stale_move_number_is_rejected(players):
 
 
 def test_a_move_out_of_turn_is_rejected_with_the_board(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     replies = players.send("bob@example.org", "trax move 101 bob banana @0/")
     body = flat(replies[0])
     assert "it is not your turn on board 101: alice is to move" in body
@@ -148,7 +148,7 @@ def test_a_move_out_of_turn_is_rejected_with_the_board(players):
 
 
 def test_an_illegal_move_is_rejected_with_the_reason_and_the_board(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     play_moves(players, 101, ["@0/", "B1+", "C1/", "C2\\", "@1+", "A2/", "A3/", "D3\\"])
     replies = players.send("alice@example.org", "trax move 101 alice apple B3\\")
     body = flat(replies[0])
@@ -158,7 +158,7 @@ def test_an_illegal_move_is_rejected_with_the_reason_and_the_board(players):
 
 
 def test_a_wrong_password_gets_the_same_answer_as_an_unknown_user(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     wrong = players.send("alice@example.org", "trax move 101 alice pear @0/")
     nobody = players.send("alice@example.org", "trax move 101 zoe pear @0/")
     assert "wrong userid or password" in text_of(wrong[0])
@@ -167,7 +167,7 @@ def test_a_wrong_password_gets_the_same_answer_as_an_unknown_user(players):
 
 
 def test_a_queued_move_is_played_when_the_turn_comes(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     play_moves(players, 101, ["@0/"])
     # alice queues while bob is to move
     replies = players.send("alice@example.org", "trax queue 101 alice apple C1/")
@@ -180,7 +180,7 @@ def test_a_queued_move_is_played_when_the_turn_comes(players):
 
 
 def test_a_conditional_queue_follows_the_expected_reply_and_stops_otherwise(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     play_moves(players, 101, ["@0/"])
     players.send("alice@example.org", "trax queue 101 alice apple C1/ A2+ A0+")
     replies = players.send("bob@example.org", "trax move 101 bob banana B1+")
@@ -195,7 +195,7 @@ def test_a_conditional_queue_follows_the_expected_reply_and_stops_otherwise(play
 
 
 def test_submit_shows_the_move_and_confirm_plays_it(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     replies = players.send("alice@example.org", "trax submit 101 alice apple @0/")
     assert len(replies) == 1 and "NOT been played" in text_of(replies[0])
     shown = players.send("carol@example.org", "trax show 101")
@@ -205,7 +205,7 @@ def test_submit_shows_the_move_and_confirm_plays_it(players):
 
 
 def test_show_board_at_move_n_and_record(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     play_moves(players, 101, ["@0/", "B1+", "C1/"])
     replies = players.send("carol@example.org", "trax show 101#2")
     body = text_of(replies[0])
@@ -217,8 +217,8 @@ def test_show_board_at_move_n_and_record(players):
 
 
 def test_games_table_and_list(players):
-    players.send("alice@example.org", "trax challenge alice bob")
-    players.send("alice@example.org", "looptrax challenge bob alice")
+    players.send("alice@example.org", "trax challenge alice bob apple")
+    players.send("alice@example.org", "looptrax challenge bob alice banana")
     table = text_of(players.send("carol@example.org", "trax games")[0])
     assert "101" in table and "alice to move" in table and "102" not in table
     listing = text_of(players.send("carol@example.org", "list")[0])
@@ -228,7 +228,7 @@ def test_games_table_and_list(players):
 def test_observers_get_board_mail_and_notify_gets_only_results(players):
     players.send("carol@example.org", "signup carol cherry")
     players.send("dave@example.org", "signup dave date")
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     players.send("carol@example.org", "trax subscribe 101 carol cherry")
     players.send("dave@example.org", "trax notify dave date 101")
     replies = play_moves(players, 101, ["@0/"])
@@ -240,22 +240,22 @@ def test_observers_get_board_mail_and_notify_gets_only_results(players):
 
 def test_a_player_who_rejects_challenges_cannot_be_challenged(players):
     players.send("bob@example.org", "trax reject bob banana")
-    replies = players.send("alice@example.org", "trax challenge alice bob")
+    replies = players.send("alice@example.org", "trax challenge alice bob apple")
     assert "bob does not accept trax challenges" in text_of(replies[0])
     players.send("bob@example.org", "trax accept bob banana")
-    replies = players.send("alice@example.org", "trax challenge alice bob")
+    replies = players.send("alice@example.org", "trax challenge alice bob apple")
     assert replies[0]["Subject"] == "New Trax Board 101 alice"
 
 
 def test_the_limit_of_active_games_is_enforced(players):
     players.send("bob@example.org", "trax limit bob banana 1")
-    players.send("alice@example.org", "trax challenge alice bob")
-    replies = players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
+    replies = players.send("alice@example.org", "trax challenge alice bob apple")
     assert "bob already plays 1 active trax games, their limit" in text_of(replies[0])
 
 
 def test_multiple_runs_every_line_and_answers_the_sender_once(players):
-    body = "trax challenge alice bob\ntrax show 101\ntrax bogus\n"
+    body = "trax challenge alice bob apple\ntrax show 101\ntrax bogus\n"
     replies = players.send("alice@example.org", "multiple", body)
     mine = [r for r in replies if to_of(r) == "alice@example.org"]
     subjects = [str(r["Subject"]) for r in mine]
@@ -266,7 +266,7 @@ def test_multiple_runs_every_line_and_answers_the_sender_once(players):
 
 
 def test_a_command_in_the_first_body_line_is_obeyed(players):
-    replies = players.send("alice@example.org", "hello", "trax challenge alice bob\n")
+    replies = players.send("alice@example.org", "hello", "trax challenge alice bob apple\n")
     assert any(str(r["Subject"]) == "New Trax Board 101 alice" for r in replies)
 
 
@@ -284,7 +284,7 @@ def test_usage_errors_quote_the_command_and_the_right_form(players):
 
 
 def test_the_same_mail_twice_is_handled_once(players, store):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     raw = players.sent  # noqa: F841
     from email.message import EmailMessage
 
@@ -319,7 +319,7 @@ def test_our_own_mail_looped_back_gets_no_reply(mail):
 
 
 def test_delete_forfeits_active_games(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     play_moves(players, 101, ["@0/", "B1+"])
     replies = players.send("bob@example.org", "delete bob banana")
     bodies = [text_of(r) for r in replies]
@@ -351,7 +351,7 @@ def test_preview_shows_a_position_without_storing_it(players):
 
 
 def test_an_encoded_subject_with_a_reply_prefix_and_an_old_notation_move(players, store):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     replies = players.send("alice@example.org", "=?utf-8?q?Re=3A_trax_move_101_alice_apple_A1C?=")
     assert replies[0]["Subject"] == "Trax Board 101 bob"
     assert store.board(101)["moves"] == "@0/"
@@ -364,7 +364,7 @@ def test_an_html_only_mail_is_read_as_text(players):
     msg["From"] = "alice@example.org"
     msg["Subject"] = "hello from my phone"
     msg["Message-ID"] = "<html-only@player.test>"
-    msg.set_content("<html><body><p>trax challenge alice bob</p><p>cheers</p></body></html>", subtype="html")
+    msg.set_content("<html><body><p>trax challenge alice bob apple</p><p>cheers</p></body></html>", subtype="html")
     replies = players.deliver(bytes(msg))
     assert any(str(r["Subject"]) == "New Trax Board 101 alice" for r in replies)
 
@@ -373,7 +373,7 @@ def test_game_mail_goes_to_every_registered_address_once(players):
     replies = players.send("alice@example.org", "add alice apple alice@work.example.org ALICE@example.org")
     (ask,) = [r for r in replies if to_of(r) == "alice@work.example.org"]
     players.send("alice@work.example.org", "Re: " + str(ask["Subject"]))  # the new address confirms
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     replies = players.send("alice@example.org", "trax move 101 alice apple @0+")
     assert sorted(to_of(r) for r in replies) == ["alice@example.org", "alice@work.example.org", "bob@example.org"]
 

@@ -231,7 +231,7 @@ CORPUS = sorted(p.name for p in MESSAGES.glob("*.eml"))
 def world(players, store, clock):
     """alice and bob signed up, board 101 created; returns a function that
     makes the setup a message needs and handles its bytes."""
-    players.send(A, "trax challenge alice bob")
+    players.send(A, "trax challenge alice bob apple")
 
     def handle(name: str, setup: str = "board") -> Result:
         if setup == "moved":

@@ -63,7 +63,7 @@ class Server:
         self.now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         self.ids = itertools.count(1)
         for sender, subject in [("alice@example.org", "signup alice apple"), ("bob@example.org", "signup bob banana"),
-                                ("alice@example.org", "trax challenge alice bob")]:
+                                ("alice@example.org", "trax challenge alice bob apple")]:
             self.pipeline.exec_command(sender, subject, now=self.now)
 
     def unique(self, raw: bytes) -> bytes:

@@ -49,7 +49,7 @@ def raw_mail(subject: bytes, body: bytes = b"", *, sender: bytes = A.encode(), n
 @pytest.fixture
 def game(players):
     """alice and bob with board 101."""
-    players.send(A, "trax challenge alice bob")
+    players.send(A, "trax challenge alice bob apple")
     return players
 
 

@@ -87,7 +87,7 @@ def test_every_wrong_password_after_a_block_doubles_the_next_and_the_owner_is_to
 def test_a_stranger_guessing_for_days_neither_locks_out_nor_forfeits_the_owner(players):
     """Six wrong passwords an hour for three weeks once kept a player out
     for 22 days and lost her game on time; now only the guesser waits."""
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     players.send("alice@example.org", "trax move 101 alice apple @0+")
     for day in range(3):
         for hour in range(24):
@@ -118,7 +118,7 @@ def test_a_wrong_password_in_a_multiple_mail_is_counted_though_its_command_is_ro
 
 
 def test_no_board_is_forfeited_while_its_players_own_address_is_blocked(players):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     players.send("alice@example.org", "trax move 101 alice apple @0+")  # bob to move: 21 days to a forfeit
     due = when(players.pipeline.store.board(101)["turn_since"]) + timedelta(days=21)
     players.clock.now = due - timedelta(minutes=20)
@@ -189,7 +189,7 @@ def test_an_address_other_than_the_senders_gets_no_game_mail_until_it_confirms(p
     assert "Someone writing from mallory@evil.test" in flat(ask)
     assert "secret" not in ask.as_string()
     # game mail does not go to the unconfirmed address
-    board = players.send("mallory@evil.test", "trax challenge mal bob")
+    board = players.send("mallory@evil.test", "trax challenge mal bob secret")
     assert sorted(to_of(r) for r in board) == ["bob@example.org", "mallory@evil.test"]
     # a code from another address, or a wrong code, confirms nothing
     stolen = players.send("mallory@evil.test", str(ask["Subject"]))

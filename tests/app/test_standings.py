@@ -25,24 +25,24 @@ def season(players):
     mail = players
     send(mail, "carol", "signup carol cherry")
     send(mail, "dave", "signup dave date")
-    send(mail, "alice", "trax challenge alice bob")              # 101: alice wins by a loop
+    send(mail, "alice", "trax challenge alice bob apple")              # 101: alice wins by a loop
     play_moves(mail, 101, LOOP_GAME)
-    send(mail, "alice", "trax challenge carol alice")            # 102: carol resigns
+    send(mail, "alice", "trax challenge carol alice cherry")            # 102: carol resigns
     send(mail, "carol", "trax move 102 carol PW @0+#1")
     send(mail, "alice", "trax move 102 alice PW B1\\#2")
     send(mail, "carol", "trax move 102 carol PW resign")
-    send(mail, "bob", "trax challenge bob carol")                # 103: a draw by agreement
+    send(mail, "bob", "trax challenge bob carol banana")                # 103: a draw by agreement
     send(mail, "bob", "trax move 103 bob PW @0+#1")
     send(mail, "carol", "trax move 103 carol PW B1\\#2")
     send(mail, "bob", "trax move 103 bob PW propose")
     send(mail, "carol", "trax move 103 carol PW accept")
-    send(mail, "dave", "trax challenge dave alice -unrated")     # 104: unrated
+    send(mail, "dave", "trax challenge dave alice date -unrated")     # 104: unrated
     send(mail, "dave", "trax move 104 dave PW @0+#1")
     send(mail, "alice", "trax move 104 alice PW B1\\#2")
     send(mail, "dave", "trax move 104 dave PW resign")
-    send(mail, "dave", "trax challenge dave bob")                # 105: cancelled, unrated
+    send(mail, "dave", "trax challenge dave bob date")                # 105: cancelled, unrated
     send(mail, "dave", "trax move 105 dave PW resign")
-    send(mail, "dave", "trax challenge dave carol")              # 106: in play
+    send(mail, "dave", "trax challenge dave carol date")              # 106: in play
     send(mail, "dave", "trax seek dave PW 2")
     send(mail, "dave", "trax limit dave PW 5")
     store = mail.pipeline.store

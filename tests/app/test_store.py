@@ -25,8 +25,8 @@ def test_migration_numbers_run_from_one_without_gaps():
 
 
 def test_board_numbers_start_at_101(players, store):
-    players.send("alice@example.org", "trax challenge alice bob")
-    players.send("alice@example.org", "looptrax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
+    players.send("alice@example.org", "looptrax challenge alice bob apple")
     assert store.board(101)["game"] == "trax"
     assert store.board(102)["game"] == "looptrax"
 
@@ -43,7 +43,7 @@ def test_passwords_are_stored_hashed_with_a_salt(players, store):
 
 
 def test_a_failure_while_rendering_rolls_back_the_whole_mail(players, store, monkeypatch):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     renderer = players.pipeline.composer.renderer
 
     def broken(name, **context):
@@ -89,7 +89,7 @@ def test_kept_positions_are_used_only_when_the_stored_moves_match():
 
 
 def test_a_failed_command_does_not_leave_its_position_behind(players, store):
-    players.send("alice@example.org", "trax challenge alice bob")
+    players.send("alice@example.org", "trax challenge alice bob apple")
     players.send("alice@example.org", "trax move 101 alice apple @0/")
     players.send("bob@example.org", "trax move 101 bob banana B1+")
     # an illegal move (the board object is not changed by it) and a stale one

@@ -125,6 +125,7 @@ def test_vacation_off_is_a_property_of_the_arguments():
 GAME_CASES = [
     ("help", "help", HelpArgs()),
     ("challenge alice bob", "challenge", ChallengeArgs(ALICE, BOB)),
+    ("challenge alice bob s3cret -unrated", "challenge", ChallengeArgs(ALICE, BOB, PW, rated=False)),
     (
         "challenge alice bob --nagtime=2 -forfeittime=10.5 --TotalTime=60 -unrated",
         "challenge",
@@ -375,7 +376,7 @@ def test_the_usage_lines_read_as_the_command_language_says():
     assert REGISTRY["help"].usage("trax") == "trax help [TOPIC ...]"
     assert usage("list") == "list"
     assert usage("challenge") == (
-        "trax challenge USERID1 USERID2 [--nagtime=D] [--forfeittime=D] [--totaltime=D] [-unrated]"
+        "trax challenge USERID1 USERID2 [PASSWORD] [--nagtime=D] [--forfeittime=D] [--totaltime=D] [-unrated]"
     )
 
 

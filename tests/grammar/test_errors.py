@@ -67,7 +67,7 @@ CASES = [
         ["the player (a userid) is not valid", "digits"],
         usage("tournament withdraw"),
     ),
-    ("trax challenge alice 42", ["42 is not a valid second userid: a userid is not just digits"], CHALLENGE),
+    ("trax challenge alice 42", ["the second userid is not valid: a userid is not just digits"], CHALLENGE),
     # --- passwords
     ("signup alice s3:cret", ["the password is not valid", "colons"], usage("signup")),
     ("signup alice -s3cret", ["the password is not valid", "does not begin with -"], usage("signup")),
@@ -183,8 +183,9 @@ CASES = [
         CHALLENGE,
     ),
     (
-        "trax challenge alice bob carol",
-        [("carol is not an option: options begin with - and come after the two userids")],
+        "trax challenge alice bob pw carol",
+        [("the 4th word after trax challenge is not an option: options begin with - and come after the two "
+          "userids and the password")],
         CHALLENGE,
     ),
     (

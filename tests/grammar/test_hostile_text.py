@@ -183,7 +183,7 @@ BEFORE = {"BOARD": "101", "BOARD|all": "all", "USERID": "alice", "NAME": "ETC26"
 @given(st.sampled_from([u for u in USAGES if "PASSWORD" in u]), st.lists(arg_word, max_size=6), st.booleans())
 def test_a_password_is_never_quoted_back(usage, words, in_subject):
     tokens = usage.split(" ")
-    at = next(i for i, t in enumerate(tokens) if t in ("PASSWORD", "OLDPASSWORD"))
+    at = next(i for i, t in enumerate(tokens) if t in ("PASSWORD", "OLDPASSWORD", "[PASSWORD]"))
     head = " ".join(BEFORE.get(t, t) for t in tokens[:at])
     line = f"{head} {SECRET} {filled(' '.join(tokens[at + 1:]), words)}"
     try:

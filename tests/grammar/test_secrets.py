@@ -35,7 +35,8 @@ passwords = st.text(PASSWORD_CHARS, min_size=1, max_size=64).filter(
 WITH_PASSWORD = [
     (("" if REGISTRY[name].scope.value == "account" else "trax ") + line, name)
     for line, name, _ in ACCOUNT_CASES + GAME_CASES + TOURNAMENT_CASES
-    if REGISTRY[name].takes_password and name != "confirm address"  # a code is letters and digits only
+    # a code is letters and digits only; a challenge may come without a password
+    if REGISTRY[name].takes_password and name != "confirm address" and "s3cret" in line
 ]
 
 

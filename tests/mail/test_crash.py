@@ -27,12 +27,14 @@ KILLS = 5
 @pytest.mark.slow
 def test_sigkill_at_random_points_loses_nothing_and_applies_nothing_twice(tmp_path, dovecot, mail_user, sink):
     path = write_config(tmp_path, dovecot=dovecot, user=mail_user, sink=sink)
+    with path.open("a") as config:  # two hundred boards between the same two players, in one day
+        config.write("\n[limits]\nnew_boards_per_player_per_day = 1000\n")
     setup = [
         command_mail("alice@example.org", "signup alice apple"),
         command_mail("bob@example.org", "signup bob banana"),
     ]
     # each challenge makes one board and two replies: easy to count exactly
-    work = [command_mail("op@example.org", "trax challenge alice bob", f"game {i}") for i in range(COMMANDS)]
+    work = [command_mail("op@example.org", "trax challenge alice bob apple", f"game {i}") for i in range(COMMANDS)]
     rng = random.Random(20261121)
     log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 - open while the server runs
     server = start_server(path, log)

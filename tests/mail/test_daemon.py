@@ -21,7 +21,7 @@ def game_mails() -> list[bytes]:
     mails = [
         command_mail("alice@example.org", "signup alice apple"),
         command_mail("bob@example.org", "signup bob banana"),
-        command_mail("alice@example.org", "trax challenge alice bob"),
+        command_mail("alice@example.org", "trax challenge alice bob apple"),
     ]
     for i, move in enumerate(LOOP_GAME):
         who, pw = ("alice", "apple") if i % 2 == 0 else ("bob", "banana")
@@ -149,7 +149,8 @@ def test_replies_wait_while_the_relay_is_down_then_arrive_once_in_order(tmp_path
         with smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
             smtp.sendmail("a@example.org", [SERVER], command_mail("alice@example.org", "signup alice apple"))
             smtp.sendmail("b@example.org", [SERVER], command_mail("bob@example.org", "signup bob banana"))
-            smtp.sendmail("a@example.org", [SERVER], command_mail("alice@example.org", "trax challenge alice bob"))
+            challenge = command_mail("alice@example.org", "trax challenge alice bob apple")
+            smtp.sendmail("a@example.org", [SERVER], challenge)
             for i, move in enumerate(LOOP_GAME[:4]):
                 who, pw = ("alice", "apple") if i % 2 == 0 else ("bob", "banana")
                 smtp.sendmail("x@example.org", [SERVER],
@@ -205,7 +206,7 @@ def test_the_daemon_does_the_clock_work_and_sends_the_reminders(tmp_path, sink):
     pipeline = Pipeline(store, config)
     long_ago = datetime.now(UTC) - timedelta(days=8)
     for sender, subject in (("alice@example.org", "signup alice apple"), ("bob@example.org", "signup bob banana"),
-                            ("alice@example.org", "trax challenge alice bob")):
+                            ("alice@example.org", "trax challenge alice bob apple")):
         pipeline.exec_command(sender, subject, now=long_ago)
     with store.atomic():  # those went out long ago
         for reply in store.unsent_replies():

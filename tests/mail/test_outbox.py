@@ -24,7 +24,7 @@ def _setup(tmp_path, sink, connections: int):
     pipeline = Pipeline(store, config)
     for mail in (command_mail("alice@example.org", "signup alice apple"),
                  command_mail("bob@example.org", "signup bob banana"),
-                 command_mail("alice@example.org", "trax challenge alice bob"),
+                 command_mail("alice@example.org", "trax challenge alice bob apple"),
                  command_mail("alice@example.org", "trax move 101 alice apple @0+"),
                  command_mail("bob@example.org", "trax move 101 bob banana B1\\")):
         assert pipeline.handle(mail, now=NOW).status == "handled"

@@ -86,7 +86,7 @@ def test_dry_run_prints_the_replies_but_changes_nothing(site):
 def test_exec_runs_a_command_typed_by_the_operator(site):
     run("exec", "--config", "pbm.toml", "--from", "alice@example.org", "signup alice apple", cwd=site, stdin=b"")
     run("exec", "--config", "pbm.toml", "--from", "bob@example.org", "signup bob banana", cwd=site, stdin=b"")
-    done = run("exec", "--config", "pbm.toml", "--from", "op@example.org", "trax challenge alice bob", cwd=site,
+    done = run("exec", "--config", "pbm.toml", "--from", "op@example.org", "trax challenge alice bob apple", cwd=site,
                stdin=b"Good luck to you both\n")
     assert done.returncode == 0, done.stderr
     replies = replies_in(done.stdout, site)
@@ -128,7 +128,7 @@ def test_tick_does_the_clock_work_as_of_the_time_given(site):
 
     execute("alice@example.org", "signup alice apple", "2026-05-01T09:00:00")
     execute("bob@example.org", "signup bob banana", "2026-05-01T09:00:00")
-    execute("alice@example.org", "trax challenge alice bob", "2026-05-01T10:00:00")
+    execute("alice@example.org", "trax challenge alice bob apple", "2026-05-01T10:00:00")
     early = run("tick", "--config", "pbm.toml", "--now", "2026-05-08T09:59:00", cwd=site)
     assert early.returncode == 0, early.stderr
     assert replies_in(early.stdout, site) == []
@@ -173,7 +173,7 @@ def test_operator_tools_user_show_lock_unlock_and_stats(site):
 
     execute("alice@example.org", "signup alice apple alice@example.org home@example.net")
     execute("bob@example.org", "signup bob banana")
-    execute("alice@example.org", "trax challenge alice bob")
+    execute("alice@example.org", "trax challenge alice bob apple")
     shown = run("user", "show", "ALICE", "--config", "pbm.toml", cwd=site)
     assert shown.returncode == 0, shown.stderr
     out = shown.stdout.decode()

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pbm.domain.accounts import live_user, login
-from pbm.domain.boards import Game, load_game, new_board, player_game, position_of, selected
-from pbm.domain.refusals import ChallengeRefusedError, IllegalMoveReplyError
+from pbm.domain import challenges
+from pbm.domain.accounts import game_addresses, live_user, login
+from pbm.domain.boards import Game, checked_times, load_game, new_board, player_game, position_of, selected
+from pbm.domain.refusals import IllegalMoveReplyError
 from pbm.domain.store import Row
 from pbm.domain.turns import (
     Turn,
@@ -28,27 +29,32 @@ from ..views import board_view
 
 
 def challenge(req: Request) -> list[Reply]:
+    """With the password of one of the two players, a new board; without
+    it, an invitation to both (see :mod:`pbm.domain.challenges`)."""
     a = req.args
     ctx, game_name = req.ctx, req.game
+    if a.password is not None:
+        challenges.challenger(ctx, (a.white, a.black), a.password)
     white, black = live_user(ctx, a.white), live_user(ctx, a.black)
-    if white["id"] == black["id"]:
-        raise ChallengeRefusedError("a game needs two different players")
-    for user in (white, black):
-        pref = req.store.preference(user["id"], game_name)
-        if user["signed_off"]:
-            raise ChallengeRefusedError(f"{user['userid']} has signed off and takes no new games")
-        if not pref["accepting"]:
-            raise ChallengeRefusedError(f"{user['userid']} does not accept {game_name} challenges")
-        limit = pref["game_limit"] if pref["game_limit"] is not None else req.config.games.default_limit
-        if limit and req.store.count_active(user["id"], game_name) >= limit:
-            raise ChallengeRefusedError(
-                f"{user['userid']} already plays {limit} active {game_name} games, their limit"
-            )
+    challenges.check_players(ctx, game_name, white, black)
+    checked_times(ctx, a.nag_days, a.forfeit_days, a.total_days)
+    if a.password is None:
+        challenges.invite(ctx, white, black)
+        to = [*game_addresses(req.store, white), *game_addresses(req.store, black), req.sender]
+        return [Reply("replies/invitation.txt", tuple(dict.fromkeys(to)), {
+            "title": get_variant(game_name).title, "game": game_name, "white": white["userid"],
+            "black": black["userid"], "sender": req.sender, "options": _options(req),
+        })]
     number = new_board(ctx, game_name, white, black, nag_days=a.nag_days, forfeit_days=a.forfeit_days,
                        total_days=a.total_days, rated=a.rated)
     mail = board_mail(ctx, load_game(ctx, number), template="replies/new-board.txt", comment=req.comment)
     # whoever sent the challenge hears that it worked, player or not
     return [Reply(mail.template, tuple(dict.fromkeys([*mail.to, req.sender])), mail.context)]
+
+
+def _options(req: Request) -> list[str]:
+    """The options of a challenge as it was written."""
+    return [w for w in req.command.text.split() if w.startswith("-")]
 
 
 def move(req: Request) -> list[Reply]:

@@ -61,6 +61,14 @@ class BoardTables(StoreBase):
     def active_boards(self) -> list[Row]:
         return self._all("SELECT * FROM boards WHERE status = 'active' ORDER BY number")
 
+    def boards_created_since(self, user_id: int, since: datetime) -> int:
+        """Boards outside tournaments made since ``since`` that the user plays."""
+        return self._count(
+            "SELECT COUNT(*) FROM boards WHERE created_at >= ? AND tournament IS NULL "
+            "AND (white_id = ? OR black_id = ?)",
+            (stamp(since), user_id, user_id),
+        )
+
     def count_active(self, user_id: int, game: str) -> int:
         return self._count(
             "SELECT COUNT(*) FROM boards WHERE status = 'active' AND game = ? AND (white_id = ? OR black_id = ?)",

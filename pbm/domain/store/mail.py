@@ -105,6 +105,19 @@ class MailTables(StoreBase):
         row = self._one("SELECT failed_logins FROM sender_days WHERE sender = ? AND day = ?", (sender.lower(), day))
         return int(row["failed_logins"]) if row else 0
 
+    def daily_count(self, kind: str, key: str, day: str) -> int:
+        row = self._one("SELECT n FROM daily_counts WHERE kind = ? AND key = ? AND day = ?", (kind, key.lower(), day))
+        return int(row["n"]) if row else 0
+
+    def add_daily_count(self, kind: str, key: str, day: str, n: int = 1) -> int:
+        """Count ``n`` more of ``kind`` for ``key`` on ``day``; the count after it."""
+        self._run(
+            "INSERT INTO daily_counts (kind, key, day, n) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (kind, key, day) DO UPDATE SET n = n + excluded.n",
+            (kind, key.lower(), day, n),
+        )
+        return self.daily_count(kind, key, day)
+
     def mark_sender_noticed(self, sender: str, day: str) -> None:
         self._run("UPDATE sender_days SET noticed = 1 WHERE sender = ? AND day = ?", (sender.lower(), day))
 

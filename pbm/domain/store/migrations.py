@@ -264,6 +264,16 @@ THROTTLES = """
         CREATE INDEX login_failures_user ON login_failures(user_id);
         ALTER TABLE sender_days ADD COLUMN failed_logins INTEGER NOT NULL DEFAULT 0;
         UPDATE users SET failed_logins = 0, locked_until = NULL;
+        -- what is counted per day for a cap: invitations to a player, confirmations
+        -- to an address, signups and broadcasts from a sender ...
+        CREATE TABLE daily_counts (
+            kind TEXT NOT NULL,
+            key TEXT NOT NULL,                              -- lower case
+            day TEXT NOT NULL,                              -- YYYY-MM-DD, UTC
+            n INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (kind, key, day)
+        );
+        CREATE INDEX boards_created ON boards(created_at);
 """
 
 # (number, description, SQL script); applied in order, each in one transaction.
@@ -273,5 +283,5 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (3, "clocks and ratings", CLOCKS_AND_RATINGS),
     (4, "tournaments", TOURNAMENTS),
     (5, "account security and limits", SECURITY),
-    (6, "wrong passwords counted by sender", THROTTLES),
+    (6, "wrong passwords counted by sender, daily caps", THROTTLES),
 ]

@@ -1,0 +1,78 @@
+"""Challenges: who may be challenged, and by whom a board is made at once.
+
+A challenge that carries the password of one of its two players makes the
+board at once (that player is the challenger).  One without it, from anyone,
+makes nothing: it invites the two players, either of whom can then send the
+challenge with their password.  Both kinds are refused when a player has
+signed off, refuses challenges of the game type, plays as many games as
+their limit allows, or has had their day's share of new boards (or of
+invitations).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time
+
+from pbm.grammar import Password, UserId
+
+from .accounts import login
+from .context import Context
+from .refusals import AccountLockedError, ChallengeRefusedError, NotAllowedError
+from .store import Row
+
+
+def _day_start(now: datetime) -> datetime:
+    return datetime.combine(now.date(), time(), tzinfo=UTC)
+
+
+def check_players(ctx: Context, game: str, white: Row, black: Row) -> None:
+    """May these two be given a new board of ``game`` now?"""
+    if white["id"] == black["id"]:
+        raise ChallengeRefusedError("a game needs two different players")
+    store = ctx.store
+    limits = ctx.config.limits
+    for user in (white, black):
+        pref = store.preference(user["id"], game)
+        if user["signed_off"]:
+            raise ChallengeRefusedError(f"{user['userid']} has signed off and takes no new games")
+        if not pref["accepting"]:
+            raise ChallengeRefusedError(f"{user['userid']} does not accept {game} challenges")
+        limit = pref["game_limit"] if pref["game_limit"] is not None else ctx.config.games.default_limit
+        if limit and store.count_active(user["id"], game) >= limit:
+            raise ChallengeRefusedError(f"{user['userid']} already plays {limit} active {game} games, their limit")
+        if store.boards_created_since(user["id"], _day_start(ctx.now)) >= limits.new_boards_per_player_per_day:
+            raise ChallengeRefusedError(
+                f"{user['userid']} has been given {limits.new_boards_per_player_per_day} new boards today, "
+                f"the most a day; try again tomorrow"
+            )
+
+
+def challenger(ctx: Context, userids: tuple[UserId, UserId], password: Password) -> Row:
+    """The one of the two players whose password this is (logged in); the
+    player who mails from one of their own addresses is tried first."""
+    def mine(userid: UserId) -> bool:
+        row = ctx.store.find_user(userid.key)
+        own = ctx.store.confirmed_addresses(row["id"]) if row else []
+        return (ctx.sender or "").lower() in (a.lower() for a in own)
+
+    refusals: list[NotAllowedError | AccountLockedError] = []
+    for userid in sorted(dict.fromkeys(userids), key=lambda u: not mine(u)):
+        try:
+            return login(ctx, userid, password)
+        except (NotAllowedError, AccountLockedError) as exc:
+            refusals.append(exc)
+    raise refusals[0]
+
+
+def invite(ctx: Context, white: Row, black: Row) -> None:
+    """Count an invitation to each of the two, within the day's share."""
+    cap = ctx.config.limits.invitations_per_player_per_day
+    day = ctx.now.date().isoformat()
+    for user in (white, black):
+        if ctx.store.daily_count("invitation", str(user["id"]), day) >= cap:
+            raise ChallengeRefusedError(
+                f"{user['userid']} has had {cap} invitations today, the most a day; a challenge with the "
+                f"password of one of its players makes the board at once"
+            )
+    for user in (white, black):
+        ctx.store.add_daily_count("invitation", str(user["id"]), day)
