@@ -201,7 +201,11 @@ class LimitsConfig:
     the day.  ``new_boards_per_player_per_day``: boards a player may be
     given in a day (challenges, not tournaments); ``invitations_per_player_per_day``:
     invitations (challenges without a password) a player may receive in a
-    day, 0 for none.
+    day, 0 for none.  ``confirmations_per_address_per_day``: mails asking an
+    address to confirm it; ``signups_per_sender_per_day``: accounts opened
+    from one address; ``broadcasts_per_day`` holds per player and per
+    sender address alike; ``mailing_commands_per_mail``: commands of one
+    mail that send mail to anyone but its sender.
     """
 
     max_message_bytes: int = 1 * MIB
@@ -213,6 +217,9 @@ class LimitsConfig:
     failed_logins_per_sender_per_day: int = 20
     new_boards_per_player_per_day: int = 20
     invitations_per_player_per_day: int = 5
+    confirmations_per_address_per_day: int = 3
+    signups_per_sender_per_day: int = 3
+    mailing_commands_per_mail: int = 20
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -431,6 +438,9 @@ def _limits(t: _Table) -> LimitsConfig:
         failed_logins_per_sender_per_day=t.integer("failed_logins_per_sender_per_day", minimum=1),
         new_boards_per_player_per_day=t.integer("new_boards_per_player_per_day", minimum=1),
         invitations_per_player_per_day=t.integer("invitations_per_player_per_day", minimum=0),
+        confirmations_per_address_per_day=t.integer("confirmations_per_address_per_day", minimum=1),
+        signups_per_sender_per_day=t.integer("signups_per_sender_per_day", minimum=1),
+        mailing_commands_per_mail=t.integer("mailing_commands_per_mail", minimum=1),
     )
 
 

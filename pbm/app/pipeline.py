@@ -197,6 +197,7 @@ class Pipeline:
         if not items:
             return [Reply("errors/no-command.txt", (sender,), {})], []
         ctx = self.context(now, sender)
+        mailing = 0  # commands so far that sent mail to others
         for item in items:
             if isinstance(item, CommandError):
                 replies.append(_usage_reply(sender, item))
@@ -207,7 +208,13 @@ class Pipeline:
                 if handler is None:
                     raise NotAvailableError(f"the command {item.name} is not available on this server yet")
                 with self.store.atomic():
-                    replies.extend(handler(Request(ctx, sender, item, commands.comment)))
+                    made = handler(Request(ctx, sender, item, commands.comment))
+                    if any(address.lower() != sender.lower() for reply in made for address in reply.to):
+                        if mailing >= self.config.limits.mailing_commands_per_mail:
+                            raise PbmError(f"this mail has already sent mail to others for {mailing} commands, "
+                                           f"the most one mail may; send the rest in another mail")
+                        mailing += 1
+                    replies.extend(made)
                 self.positions.keep_lent()
                 done.append(item.redacted())
             except PbmError as exc:

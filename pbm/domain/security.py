@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 
 from .context import Context
+from .refusals import BadAddressError
 from .store import Row
 from .times import when
 
@@ -153,11 +154,17 @@ def issue_reset_code(ctx: Context, user: Row) -> IssuedCode | None:
 def await_confirmation(ctx: Context, user: Row, addresses: list[str], sender: str) -> list[IssuedCode]:
     """Addresses other than the sender's (and not confirmed before) wait for
     a confirmation: each gets a code, and no game mail until the code comes
-    back from it."""
+    back from it.  An address asked too often today is refused."""
+    cap = ctx.config.limits.confirmations_per_address_per_day
+    day = ctx.now.date().isoformat()
+    others = [a for a in addresses if a.lower() != sender.lower()]
+    for address in others:
+        if ctx.store.daily_count("confirmation", address, day) >= cap:
+            raise BadAddressError(f"{address} has been asked {cap} times today to confirm an account, the most a "
+                                  f"day; add it again tomorrow")
     codes = []
-    for address in addresses:
-        if address.lower() == sender.lower():
-            continue
+    for address in others:
+        ctx.store.add_daily_count("confirmation", address, day)
         ctx.store.set_unconfirmed(user["id"], [address])
         codes.append(issue_code(ctx, user, "confirm", address))
     return codes

@@ -39,8 +39,13 @@ def _addresses_reply(req: Request, user: Row, template: str) -> Reply:
 
 def signup(req: Request) -> list[Reply]:
     a = req.args
+    cap = req.config.limits.signups_per_sender_per_day
+    day = req.now.date().isoformat()
+    if req.store.daily_count("signup", req.sender, day) >= cap:
+        raise DailyLimitError(f"{cap} accounts have been opened from your address today, the most a day")
     if req.store.find_user(a.userid.key) is not None:
         raise UseridTakenError(f"the userid {a.userid} is taken; choose another")
+    req.store.add_daily_count("signup", req.sender, day)
     addresses = checked_addresses(a.addresses, req.sender)
     user = req.store.create_user(a.userid.typed, a.userid.key, new_password_hash(req.ctx, a.password), addresses,
                                  req.now)
@@ -137,9 +142,12 @@ def broadcast(req: Request) -> list[Reply]:
     cap = req.config.limits.broadcasts_per_day
     if cap == 0:
         raise NotAvailableError("broadcasts are turned off on this server")
-    if req.store.broadcasts_since(user["id"], req.now - timedelta(days=1)) >= cap:
+    day = req.now.date().isoformat()
+    if req.store.broadcasts_since(user["id"], req.now - timedelta(days=1)) >= cap \
+            or req.store.daily_count("broadcast", req.sender, day) >= cap:
         raise DailyLimitError(f"you have sent {cap} broadcasts in the last 24 hours, the most this server allows")
     req.store.record_broadcast(user["id"], req.now)
+    req.store.add_daily_count("broadcast", req.sender, day)
     to: list[str] = []
     for other in req.store.all_users():
         if not other["signed_off"]:
