@@ -205,7 +205,11 @@ class LimitsConfig:
     address to confirm it; ``signups_per_sender_per_day``: accounts opened
     from one address; ``broadcasts_per_day`` holds per player and per
     sender address alike; ``mailing_commands_per_mail``: commands of one
-    mail that send mail to anyone but its sender.
+    mail that send mail to anyone but its sender; ``password_checks_per_mail``:
+    passwords checked or hashed in one mail (scrypt is slow on purpose;
+    one already checked lately costs nothing); ``boards_per_show``: boards
+    one ``show`` draws; ``max_reply_bytes``: the longest reply text, the
+    rest left out with a note.
     """
 
     max_message_bytes: int = 1 * MIB
@@ -220,6 +224,9 @@ class LimitsConfig:
     confirmations_per_address_per_day: int = 3
     signups_per_sender_per_day: int = 3
     mailing_commands_per_mail: int = 20
+    password_checks_per_mail: int = 10
+    boards_per_show: int = 20
+    max_reply_bytes: int = 1_000_000
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -441,6 +448,9 @@ def _limits(t: _Table) -> LimitsConfig:
         confirmations_per_address_per_day=t.integer("confirmations_per_address_per_day", minimum=1),
         signups_per_sender_per_day=t.integer("signups_per_sender_per_day", minimum=1),
         mailing_commands_per_mail=t.integer("mailing_commands_per_mail", minimum=1),
+        password_checks_per_mail=t.integer("password_checks_per_mail", minimum=1),
+        boards_per_show=t.integer("boards_per_show", minimum=1),
+        max_reply_bytes=t.integer("max_reply_bytes", minimum=10_000),
     )
 
 

@@ -79,6 +79,10 @@ class Renderer:
     def exists(name: str) -> bool:
         return _template(name).is_file()
 
+    def partial(self, name: str, **context: Any) -> str:
+        """A template with no subject of its own, rendered."""
+        return self.env.get_template(name).render(**context)
+
     def render(self, name: str, **context: Any) -> Text:
         text = self.env.get_template(name).render(**context)
         first, _, body = text.partition("\n")
@@ -103,12 +107,26 @@ class Composer:
         return self.config.server.address.rpartition("@")[2] or "localhost"
 
     def text(self, reply: Reply) -> Text:
+        """The reply rendered, its body at most ``[limits] max_reply_bytes``
+        long (what is cut is said in a note at the end)."""
         server = self.config.server
         if reply.template == "replies/combined.txt":
             parts = [self.renderer.render(p.template, **{"server": server, **p.context})
                      for p in reply.context["parts"]]
-            return self.renderer.render(reply.template, server=server, parts=parts)
-        return self.renderer.render(reply.template, **{"server": server, **reply.context})
+            text = self.renderer.render(reply.template, server=server, parts=parts)
+        else:
+            text = self.renderer.render(reply.template, **{"server": server, **reply.context})
+        return self._cut(text)
+
+    def _cut(self, text: Text) -> Text:
+        limit = self.config.limits.max_reply_bytes
+        data = text.body.encode("utf-8")
+        if len(data) <= limit:
+            return text
+        note = self.renderer.partial("partials/cut.txt", size=len(data), limit=limit)
+        kept = data[: limit - len(note.encode("utf-8"))].decode("utf-8", "ignore")
+        kept = kept[: kept.rfind("\n") + 1] if "\n" in kept else kept
+        return Text(text.subject, kept + note)
 
     def compose(self, replies: list[Reply], key: str, now: datetime) -> list[Message]:
         """The messages of ``replies`` to the mail ``key`` (a Message-ID they

@@ -43,6 +43,8 @@ def login(ctx: Context, userid: UserId, password: Password, *, reset_code: bool 
             f"after too many wrong passwords from your address, no password for {row['userid']} is "
             f"checked from it until {shown(until)}"
         )
+    if not ctx.passwords.is_known(password.reveal(), row["password_hash"]):
+        ctx.spend_password_check()
     if not ctx.passwords.check(password.reveal(), row["password_hash"]):
         raise NotAllowedError("wrong userid or password", failed_login=row["id"])
     if ctx.store.login_failures(sender, row["id"]) is not None:
@@ -52,6 +54,7 @@ def login(ctx: Context, userid: UserId, password: Password, *, reset_code: bool 
 
 def new_password_hash(ctx: Context, password: Password) -> str:
     """Hash a new password (and remember it as checked)."""
+    ctx.spend_password_check()
     stored = hash_password(password.reveal())
     ctx.passwords.remember(password.reveal(), stored)
     return stored

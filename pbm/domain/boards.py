@@ -175,10 +175,11 @@ def opponents_in_play(ctx: Context, user: Row) -> list[tuple[Row, list[int]]]:
 
 
 def selected(ctx: Context, game_name: str | None, users: list[Row], selection: str | None,
-             default: str) -> list[Game]:
-    """The boards of these users (every board of the game type when there
-    are none) that match all, active, inactive or next (whose turn it is:
-    one of the users', or anyone's when there are none)."""
+             default: str) -> list[Row]:
+    """The stored boards of these users (every board of the game type when
+    there are none) that match all, active, inactive or next (whose turn it
+    is: one of the users', or anyone's when there are none), oldest first.
+    Nothing is replayed: :func:`load_games` loads the ones wanted."""
     if users:
         rows = ctx.store.boards_of([u["id"] for u in users], game_name)
     elif game_name is not None:
@@ -193,8 +194,11 @@ def selected(ctx: Context, game_name: str | None, users: list[Row], selection: s
             continue
         if which == "inactive" and row["status"] == "active":
             continue
-        loaded = load_game(ctx, row["number"])
-        if which == "next" and ids and loaded.to_move["id"] not in ids:
+        if which == "next" and ids and mover_id(row) not in ids:
             continue
-        out.append(loaded)
+        out.append(row)
     return out
+
+
+def load_games(ctx: Context, rows: list[Row]) -> list[Game]:
+    return [load_game(ctx, row["number"]) for row in rows]

@@ -66,6 +66,10 @@ class VerifiedPasswords:
             self.known.pop(next(iter(self.known)))
         self.known[self._token(password, stored)] = None
 
+    def is_known(self, password: str, stored: str) -> bool:
+        """Was this password checked against this hash lately (no scrypt)?"""
+        return bool(stored) and self._token(password, stored) in self.known
+
     def check(self, password: str, stored: str) -> bool:
         if not stored:
             return False

@@ -14,7 +14,7 @@ from pbm.domain.accounts import (
     login,
     new_password_hash,
 )
-from pbm.domain.boards import opponents_in_play, selected
+from pbm.domain.boards import load_games, opponents_in_play, selected
 from pbm.domain.clocks import book_vacation
 from pbm.domain.refusals import DailyLimitError, NotAvailableError, PbmError, UseridTakenError
 from pbm.domain.results import forfeit
@@ -94,7 +94,7 @@ def delete(req: Request) -> list[Reply]:
     replies: list[Reply] = []
     progress: list[Progress] = []
     to = account_addresses(req.store, user, req.sender)
-    for game in selected(ctx, None, [user], "active", "active"):
+    for game in load_games(ctx, selected(ctx, None, [user], "active", "active")):
         progress += forfeit(ctx, game, user)
         replies.append(board_mail(ctx, game, events=[{"kind": "forfeit", "player": user["userid"]}]))
     news = tournament_news(ctx, progress)  # told before the account's addresses go

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pbm.domain import challenges
 from pbm.domain.accounts import game_addresses, live_user, login
-from pbm.domain.boards import Game, checked_times, load_game, new_board, player_game, position_of, selected
+from pbm.domain.boards import (
+    Game,
+    checked_times,
+    load_game,
+    load_games,
+    new_board,
+    player_game,
+    position_of,
+    selected,
+)
 from pbm.domain.refusals import IllegalMoveReplyError
 from pbm.domain.store import Row
 from pbm.domain.turns import (
@@ -26,6 +37,9 @@ from pbm.trax import Board, TraxError, get_variant
 from ..notices import board_mail, turn_mails, watchers
 from ..request import Reply, Request
 from ..views import board_view
+
+#: A games list has this many lines for each board a show may draw.
+GAMES_PER_SHOW = 10
 
 
 def challenge(req: Request) -> list[Reply]:
@@ -136,10 +150,20 @@ def show(req: Request) -> list[Reply]:
         game, position = position_of(ctx, ref, req.game)
         views.append(board_view(ctx, game, position=position))
     users = [live_user(ctx, u) for u in a.userids]
-    if users:
-        views.extend(board_view(ctx, g) for g in selected(ctx, req.game, users, a.selection, "active"))
-    return [req.to_sender("replies/show.txt", views=views, title=get_variant(req.game).title,
-                          userids=[u["userid"] for u in users])]
+    rows = selected(ctx, req.game, users, a.selection, "active") if users else []
+    return [_show(req, views, rows, [u["userid"] for u in users], get_variant(req.game).title)]
+
+
+def _show(req: Request, views: list[dict[str, Any]], rows: list[Row], userids: list[str], title: str,
+          viewer: Row | None = None) -> Reply:
+    """The show reply: the boards named, then those selected, at most
+    ``[limits] boards_per_show`` of them drawn."""
+    most = req.config.limits.boards_per_show
+    shown = views[:most]
+    loaded = rows[: max(most - len(shown), 0)]
+    shown += [board_view(req.ctx, g, viewer=viewer) for g in load_games(req.ctx, loaded)]
+    left_out = len(views) + len(rows) - len(shown)
+    return req.to_sender("replies/show.txt", views=shown, title=title, userids=userids, left_out=left_out)
 
 
 def showas(req: Request) -> list[Reply]:
@@ -150,26 +174,24 @@ def showas(req: Request) -> list[Reply]:
     for ref in a.boards:
         game, position = position_of(ctx, ref, req.game)
         views.append(board_view(ctx, game, position=position, viewer=user if game.colour_of(user) else None))
-    if not a.boards:
-        for game in selected(ctx, req.game, [user], a.selection, "active"):
-            views.append(board_view(ctx, game, viewer=user))
-    return [req.to_sender("replies/show.txt", views=views, title=get_variant(req.game).title,
-                          userids=[user["userid"]])]
+    rows = [] if a.boards else selected(ctx, req.game, [user], a.selection, "active")
+    return [_show(req, views, rows, [user["userid"]], get_variant(req.game).title, viewer=user)]
 
 
 def all_show(req: Request) -> list[Reply]:
     a = req.args
     user = live_user(req.ctx, a.userid)
-    views = [board_view(req.ctx, g) for g in selected(req.ctx, None, [user], a.selection, "active")]
-    return [req.to_sender("replies/show.txt", views=views, title="All", userids=[user["userid"]])]
+    return [_show(req, [], selected(req.ctx, None, [user], a.selection, "active"), [user["userid"]], "All")]
 
 
 def games_table(req: Request) -> list[Reply]:
     a = req.args
     users = [live_user(req.ctx, u) for u in a.userids]
-    rows = [board_view(req.ctx, g) for g in selected(req.ctx, req.game, users, a.selection, "all")]
+    found = selected(req.ctx, req.game, users, a.selection, "all")
+    most = GAMES_PER_SHOW * req.config.limits.boards_per_show
+    rows = [board_view(req.ctx, g) for g in load_games(req.ctx, found[:most])]
     return [req.to_sender("replies/games.txt", rows=rows, title=get_variant(req.game).title,
-                          selection=a.selection or "all")]
+                          selection=a.selection or "all", left_out=len(found) - len(rows))]
 
 
 def preview(req: Request) -> list[Reply]:
