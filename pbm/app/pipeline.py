@@ -34,7 +34,7 @@ from .compose import Composer, Renderer
 from .handlers import HANDLERS
 from .messages import outgoing, wire_bytes
 from .notices import lock_notice
-from .reading import body_text
+from .reading import body_text, header_text
 from .request import Reply, Request
 from .screening import message_key, screen, sender_address
 from .views import board_view
@@ -130,7 +130,7 @@ class Pipeline:
         assert sender is not None
         commands = None
         if not too_large:
-            subject = decode_subject(str(msg.get("Subject", "")))
+            subject = decode_subject(header_text(msg, "Subject"))
             commands = parse_mail_commands(subject, body_text(msg), max_commands=limits.max_command_lines)
         result = Result("handled", key, sender)
         # one transaction: the daily count, the commands, the record and the replies

@@ -27,6 +27,16 @@ _LINE_BREAK_TAG = re.compile(r"<br\s*/?>|</p>", re.I)
 _DROPPED = ("script", "style")  # elements whose content is no text
 
 
+def header_text(msg: Message, name: str) -> str:
+    """The first header ``name`` as it came, raw 8-bit bytes (mail sent with
+    SMTPUTF8) kept as such for the reader to take as UTF-8 (the parser's own
+    view of them is replacement characters); "" when there is none."""
+    for key, value in msg.raw_items():
+        if key.lower() == name.lower():
+            return value if isinstance(value, str) else str(value)
+    return ""
+
+
 def leaf_parts(msg: Message) -> Iterator[Message]:
     """The parts of a message that are not multipart, in order, without
     recursion, and no deeper than :data:`MAX_DEPTH`."""

@@ -56,9 +56,10 @@ def sender_address(msg: Message) -> str | None:
     addresses = [a for _, a in pairs if a and "@" in a]
     if len(addresses) != 1:
         return None
-    # getaddresses is lenient: "@x", "a b@x" or control characters are no address to answer
+    # getaddresses is lenient: "@x", "a b@x" or control characters are no address to answer;
+    # nor is one that is not ASCII (replies go out without SMTPUTF8, which not every relay takes)
     local, _, domain = addresses[0].rpartition("@")
     if not local or not domain or "@" in local or not addresses[0].isprintable() \
-            or any(ch.isspace() for ch in addresses[0]):
+            or any(ch.isspace() for ch in addresses[0]) or not addresses[0].isascii():
         return None
     return addresses[0]

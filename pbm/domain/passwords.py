@@ -2,6 +2,9 @@
 
 Stored form: ``scrypt$N$r$p$salt$hash`` (salt and hash in base64).  Checking
 compares in constant time.  Passwords are never logged or stored in clear.
+A password is hashed and checked in its NFKC form, so that one typed with
+full-width letters, ligatures or other compatibility forms is the same
+password.
 """
 
 from __future__ import annotations
@@ -10,14 +13,19 @@ import base64
 import hashlib
 import hmac
 import os
+import unicodedata
 
 N, R, P = 2**14, 8, 1
 DKLEN = 32
 
 
+def _bytes(password: str) -> bytes:
+    return unicodedata.normalize("NFKC", password).encode("utf-8", "surrogatepass")
+
+
 def hash_password(password: str, *, n: int = N) -> str:
     salt = os.urandom(16)
-    digest = hashlib.scrypt(password.encode("utf-8", "surrogatepass"), salt=salt, n=n, r=R, p=P, dklen=DKLEN)
+    digest = hashlib.scrypt(_bytes(password), salt=salt, n=n, r=R, p=P, dklen=DKLEN)
     b64 = base64.b64encode
     return f"scrypt${n}${R}${P}${b64(salt).decode()}${b64(digest).decode()}"
 
@@ -29,7 +37,7 @@ def check_password(password: str, stored: str) -> bool:
             return False
         expected = base64.b64decode(digest)
         got = hashlib.scrypt(
-            password.encode("utf-8", "surrogatepass"),
+            _bytes(password),
             salt=base64.b64decode(salt),
             n=int(n),
             r=int(r),

@@ -11,6 +11,7 @@ from .tokens import (
     Problem,
     UserId,
     read_address,
+    read_new_userid,
     read_number,
     read_password,
     read_userid,
@@ -113,7 +114,7 @@ def _addresses(r: Reader, start: int) -> tuple[str, ...]:
 def parse_signup(r: Reader) -> SignupArgs:
     r.expect(2)
     return SignupArgs(
-        r.read(0, "userid", read_userid), r.read(1, "password", _new_password), _addresses(r, 2)
+        r.read(0, "userid", read_new_userid), r.read(1, "password", _new_password), _addresses(r, 2)
     )
 
 

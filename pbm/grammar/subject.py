@@ -24,6 +24,7 @@ _PREFIX = re.compile(
 )
 _SUFFIX = re.compile(r"\s*\((?:fwd|fw)\)$", re.IGNORECASE)
 _FOLD = re.compile(r"\r?\n(?=[ \t])")
+_ESCAPED = re.compile("[\udc80-\udcff]")  # the bytes an 8-bit header kept as surrogate escapes
 
 
 def clean_line(text: str) -> str:
@@ -61,6 +62,8 @@ def decode_subject(raw: str) -> str:
     if not isinstance(raw, str):
         raw = "" if raw is None else str(raw)
     raw = _FOLD.sub("", raw[:MAX_RAW_SUBJECT])
+    if _ESCAPED.search(raw):  # raw 8-bit bytes (SMTPUTF8 mail), kept by the parser as escapes: UTF-8
+        raw = raw.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     if raw.isascii() and "=?" not in raw:
         decoded = raw  # nothing to decode (most subjects): the header parser costs more than the rest
     else:

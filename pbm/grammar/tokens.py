@@ -31,6 +31,10 @@ _QUOTES = frozenset("\"'`")
 _TOURNAMENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _ADDRESS = re.compile(r"[^@\s\"'<>(),;:\[\]]+@[^@\s\"'<>(),;:\[\]]+\.[^@\s\"'<>(),;:\[\]]+")
 _NUMBER_DIGITS = 9  # no board, move number or count needs more
+_USERID_MARKS = frozenset("_.-")
+#: What stands for bytes that could not be read as text.
+UNREADABLE = "\ufffd"
+UNREADABLE_NOTE = "the mail's encoding was broken; send it again as UTF-8"
 
 
 class Problem(ValueError):
@@ -155,7 +159,31 @@ def read_userid(word: str) -> UserId:
         raise Problem("a userid is not just digits (a number is read as a board)")
     if fold(word) in RESERVED_WORDS:
         raise Problem("all, active, inactive, next and new are words of the commands, not userids")
+    if UNREADABLE in word:
+        raise Problem(f"a userid has no characters that could not be read ({UNREADABLE_NOTE})")
     return UserId.of(word)
+
+
+def is_safe_userid(word: str) -> bool:
+    """Letters of the Latin script (accented ones too), ASCII digits, ``_``,
+    ``.`` and ``-``, beginning with a letter, in their one Unicode form: no
+    letters of other scripts that look like Latin ones (Cyrillic а for a),
+    no full-width forms, nothing invisible, no encoded words."""
+    if not word or not word[0].isalpha() or unicodedata.normalize("NFKC", word) != word:
+        return False
+    return all(ch in _USERID_MARKS or ch in "0123456789"
+               or (ch.isalpha() and unicodedata.name(ch, "").startswith("LATIN ")) for ch in word)
+
+
+def read_new_userid(word: str) -> UserId:
+    """A userid being chosen (signup): besides the rules of every userid,
+    only the safe set of :func:`is_safe_userid`, so that no two userids
+    look alike."""
+    userid = read_userid(word)
+    if not is_safe_userid(word):
+        raise Problem("a new userid is Latin letters (accents are fine), digits, _ . and -, beginning with "
+                      "a letter (no other scripts, so that no two userids look alike)")
+    return userid
 
 
 def read_password(word: str, *, new: bool = False) -> Password:
@@ -168,6 +196,8 @@ def read_password(word: str, *, new: bool = False) -> Password:
         raise Problem("a password does not begin with - (that is how options begin)")
     if new and looks_like_address(word):
         raise Problem("it looks like an e-mail address; is the password missing?")
+    if UNREADABLE in word:
+        raise Problem(f"a password has no characters that could not be read ({UNREADABLE_NOTE})")
     return Password(word)
 
 

@@ -23,7 +23,7 @@ import pytest
 
 from pbm.app.messages import wire_bytes
 from pbm.app.pipeline import Result
-from pbm.app.reading import body_text
+from pbm.app.reading import body_text, header_text
 from pbm.domain.store import Store
 from pbm.grammar import decode_subject
 
@@ -303,7 +303,7 @@ def test_a_long_body_is_relayed_shortened(world):
 def _passwords_in(raw: bytes) -> set[str]:
     text = raw.decode("utf-8", "replace") + raw.decode("latin-1")
     msg = BytesParser(policy=compat32).parsebytes(raw)
-    text += decode_subject(str(msg.get("Subject", ""))) + body_text(msg)
+    text += decode_subject(header_text(msg, "Subject")) + body_text(msg)
     return {s for s in SECRETS if re.search(rf"(?<![\w]){re.escape(s)}(?![\w])", text)}
 
 

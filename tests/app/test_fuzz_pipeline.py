@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 from pbm.app.messages import wire_bytes
 from pbm.app.pipeline import Pipeline, Result
 from pbm.app.reading import body_text as read_body
+from pbm.app.reading import header_text
 from pbm.config import load_config
 from pbm.domain.store import Store
 from pbm.grammar import CommandError, decode_subject, parse_mail_commands
@@ -98,7 +99,7 @@ class Server:
     def reads_no_command(self, raw: bytes) -> bool:
         """Is every command line of the mail one the grammar refuses?"""
         msg = BytesParser(policy=compat32).parsebytes(raw)
-        commands = parse_mail_commands(decode_subject(str(msg.get("Subject", ""))), read_body(msg),
+        commands = parse_mail_commands(decode_subject(header_text(msg, "Subject")), read_body(msg),
                                        max_commands=self.config.limits.max_command_lines)
         return all(isinstance(item, CommandError) for item in commands)
 

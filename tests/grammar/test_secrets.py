@@ -96,7 +96,7 @@ def test_a_parsed_command_never_shows_its_password(line, name, password):
     assert password not in everything_shown(command)
     assert MASK in command.redacted()
     assert command.text == command.redacted()  # the only copy is the Password in args
-    # Passwords are NFC-normalised (RFC 8265), so a password typed on any device matches.
+    # Passwords are read NFC-normalised, as typed (the server compares them NFKC-normalised).
     assert [p.reveal() for p in passwords_in(command.args)][:1] == [unicodedata.normalize("NFC", password)]
 
 

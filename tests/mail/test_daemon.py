@@ -103,6 +103,26 @@ def test_a_hostile_html_mail_does_not_hold_up_a_bystanders_help(tmp_path, sink):
     assert {m.rcpt_tos[0] for m in sink.messages} == {"bob@example.org", "eve@example.org"}
 
 
+def test_raw_utf8_subjects_through_the_listener_keep_their_passwords_apart(tmp_path, sink):
+    """SMTPUTF8 mail: a subject in raw UTF-8 bytes is read as UTF-8, so two
+    passwords that differ only outside ASCII are two passwords."""
+    port = free_port()
+    path = write_config(tmp_path, sink=sink, listen_port=port)
+
+    def raw(subject: str, n: int) -> bytes:
+        return (f"From: alice@example.org\r\nTo: {SERVER}\r\nMessage-ID: <utf8-{n}@example.org>\r\n"
+                f"Subject: {subject}\r\n\r\nhello\r\n").encode()
+
+    with DaemonThread(path):
+        with smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+            for n, subject in enumerate(["signup alice pässwörd日本", "trax limit alice pÿsswÿrd丸丸 5",
+                                         "trax limit alice pässwörd日本 5"]):
+                smtp.sendmail("alice@example.org", [SERVER], raw(subject, n), mail_options=["SMTPUTF8"])
+        replies = sink.wait_for(3)
+    subjects = [str(r.message()["Subject"]) for r in replies]
+    assert subjects[0].startswith("Welcome") and subjects[1] == "Trax error" and subjects[2] == "Trax limit"
+
+
 def test_the_listener_refuses_other_recipients_and_oversized_mail(tmp_path, sink):
     port = free_port()
     path = write_config(tmp_path, sink=sink, listen_port=port)
