@@ -18,6 +18,7 @@ transaction instead of mailing a half-filled reply.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import Message
@@ -35,6 +36,10 @@ from pbm.trax.render import render as render_board
 
 from .messages import outgoing
 from .request import Reply
+
+#: A Message-ID that a reply may name in In-Reply-To and References:
+#: printable ASCII with one "@" and no blank, quote or angle bracket inside.
+MESSAGE_ID = re.compile(r"<[!#-;=?A-~]+@[!#-;=?A-~]+>")
 
 #: The templates, wherever the package is installed.
 TEMPLATES: Traversable = files("pbm").joinpath("templates")
@@ -132,7 +137,7 @@ class Composer:
         """The messages of ``replies`` to the mail ``key`` (a Message-ID they
         answer, when it is one)."""
         server = self.config.server
-        in_reply_to = key if key.startswith("<") and " " not in key else None
+        in_reply_to = key if MESSAGE_ID.fullmatch(key) and "=?" not in key else None
         out = []
         for reply in replies:
             text = self.text(reply)

@@ -21,28 +21,72 @@ def message_key(msg: Message, raw: bytes) -> str:
     return "sha256:" + hashlib.sha256(raw).hexdigest()
 
 
+#: Subjects that automatic replies and bounces begin with, when their
+#: sender marked them no other way (any case).
+AUTOMATIC_SUBJECTS = (
+    "out of office", "automatic reply", "auto-reply", "autoreply", "auto reply", "auto:", "abwesenheitsnotiz",
+    "undeliverable", "undelivered mail", "delivery status notification", "returned mail", "mail delivery failed",
+    "delivery failure", "failure notice",
+)
+#: Display names bounces come under.
+BOUNCE_NAMES = ("mail delivery subsystem", "mail delivery system", "mailer-daemon", "mail administrator")
+_DSN_PARTS = ("message/delivery-status", "message/global-delivery-status")
+
+
+def _base(address: str) -> str:
+    """An address without its +tag: ``pbm+101@x`` -> ``pbm@x``."""
+    local, _, domain = address.lower().rpartition("@")
+    return f"{local.split('+', 1)[0]}@{domain}"
+
+
+def _is_report(msg: Message) -> bool:
+    """A delivery report, or one forwarded inside other mail (a part of a
+    delivery-status type, MIME followed a few levels deep)."""
+    if msg.get_content_type() == "multipart/report":
+        return True
+    stack: list[tuple[Message, int]] = [(msg, 0)]
+    while stack:
+        part, depth = stack.pop()
+        if part.get_content_type() in _DSN_PARTS:
+            return True
+        children = part.get_payload() if part.is_multipart() and depth < 4 else []
+        if isinstance(children, list):
+            stack.extend((c, depth + 1) for c in children if isinstance(c, Message))
+    return False
+
+
 def screen(msg: Message, sender: str | None, config: Config) -> str | None:
     """Why this mail (from ``sender``, see :func:`sender_address`) must get
-    no reply (automatic mail, our own), or None."""
+    no reply (automatic mail, a bounce, a loop, our own), or None."""
     if not sender:
         return "no usable From address"
-    if sender.lower() == config.server.address.lower():
+    ours = _base(config.server.address)
+    if _base(sender) == ours:
         return "mail from our own address"
-    return_path = msg.get("Return-Path")
+    return_path = msg.get("Return-Path")  # the first one: the delivering server's, from the envelope
     if return_path is not None and parseaddr(str(return_path))[1] == "" and "<>" in str(return_path).replace(" ", ""):
         return "bounce (empty return path)"
     auto = str(msg.get("Auto-Submitted", "no")).strip().lower()
     if auto and not auto.startswith("no"):
         return f"automatic mail (Auto-Submitted: {auto})"
-    for name in ("X-Autoreply", "X-Autorespond"):  # old vacation programs mark their mail only so
+    for name in ("X-Autoreply", "X-Autorespond", "X-Auto-Response-Suppress"):  # vacation programs, Exchange
         if msg.get(name) is not None:
             return f"automatic mail ({name})"
-    if str(msg.get("Precedence", "")).strip().lower() in ("bulk", "junk", "list"):
+    if any(ours in _base(parseaddr(str(v))[1] or str(v)) for v in msg.get_all("X-Loop") or []):
+        return "a loop (X-Loop names this server)"
+    precedence = str(msg.get("Precedence", "")).strip().lower()
+    if precedence in ("bulk", "junk", "list"):
         return "bulk or list mail (Precedence)"
+    if precedence == "auto_reply":
+        return "automatic mail (Precedence: auto_reply)"
     if any(name.lower().startswith("list-") for name in msg):
         return "mailing-list mail"
-    if msg.get_content_type() == "multipart/report" or sender.lower().startswith(("mailer-daemon@", "postmaster@")):
+    name = parseaddr(str(msg.get("From", "")))[0].strip().lower()
+    if _is_report(msg) or sender.lower().startswith(("mailer-daemon@", "postmaster@")) or name in BOUNCE_NAMES:
         return "delivery status notification"
+    subject = " ".join(str(msg.get("Subject", "")).split()).lower()
+    if subject.startswith(AUTOMATIC_SUBJECTS):
+        return "automatic reply (by its subject)"
     return None
 
 

@@ -31,6 +31,9 @@ from .outbox import Outbox
 
 log = logging.getLogger("pbm.daemon")
 
+#: Mails that crashed the pipeline kept a day, at most.
+FAILED_PER_DAY = 100
+
 
 def utcnow() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
@@ -132,8 +135,18 @@ class Daemon:
         return self.pipeline.handle(raw, now=self.clock())
 
     def _record_failed(self, raw: bytes, error: str) -> None:
+        """Keep a mail that crashed the pipeline for the operator: its first
+        ``[limits] max_message_bytes`` at most, and no more than
+        :data:`FAILED_PER_DAY` a day (the rest are only logged)."""
+        now = self.clock()
         with self.store.atomic():
-            self.store.record_failed_mail("smtp", raw, error, self.clock())
+            if self.store.add_daily_count("failed mail", "smtp", now.date().isoformat()) > FAILED_PER_DAY:
+                log.error("not kept: %d mails have failed today already", FAILED_PER_DAY)
+                return
+            limit = self.config.limits.max_message_bytes
+            if len(raw) > limit:
+                error += f" (only the first {limit:,} of {len(raw):,} bytes kept)"
+            self.store.record_failed_mail("smtp", raw[:limit], error, now)
 
     async def start(self) -> None:
         """Open the intakes (returns once they listen)."""

@@ -22,11 +22,10 @@ Handler = Callable[[bytes, str], Awaitable[bool]]
 
 
 def with_return_path(raw: bytes, mail_from: str | None) -> bytes:
-    """Add the envelope sender as Return-Path, as a delivering MTA would
-    (an empty one, ``<>``, marks a bounce for screening)."""
-    head = raw[:4096].lower()
-    if head.startswith(b"return-path:") or b"\nreturn-path:" in head.split(b"\n\n")[0]:
-        return raw
+    """Put the envelope sender first as Return-Path, as a delivering MTA
+    would (an empty one, ``<>``, marks a bounce for screening).  The envelope
+    wins: a Return-Path the mail itself carries comes after it, and
+    screening reads the first."""
     return f"Return-Path: <{mail_from or ''}>\r\n".encode("ascii", "replace") + raw
 
 
@@ -45,7 +44,13 @@ class IntakeHandler:
         raw = envelope.original_content or envelope.content or b""
         if isinstance(raw, str):
             raw = raw.encode("utf-8", "surrogateescape")
-        await self.handle(with_return_path(raw, envelope.mail_from), "smtp")
+        try:
+            await self.handle(with_return_path(raw, envelope.mail_from), "smtp")
+        except Exception as exc:  # the client hears a temporary failure, never our insides
+            log.exception("mail over SMTP could not be handled or kept; the client will try again")
+            if "full" in str(exc).lower():
+                return "452 4.3.1 Insufficient system storage; try again later"
+            return "451 4.3.0 Temporary local problem; try again later"
         return "250 2.0.0 Message accepted"
 
 

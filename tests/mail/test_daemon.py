@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import smtplib
+import sqlite3
 import threading
 from datetime import UTC
 from email.message import EmailMessage
 
+import pytest
+
 from pbm.app.pipeline import Pipeline
 from pbm.config import load_config
 from pbm.domain.store import Store
+from pbm.server.daemon import Daemon
 
 from .daemon import SERVER, DaemonThread, command_mail, wait_until, write_config
 from .servers import crlf, free_port
@@ -121,6 +125,34 @@ def test_raw_utf8_subjects_through_the_listener_keep_their_passwords_apart(tmp_p
         replies = sink.wait_for(3)
     subjects = [str(r.message()["Subject"]) for r in replies]
     assert subjects[0].startswith("Welcome") and subjects[1] == "Trax error" and subjects[2] == "Trax limit"
+
+
+def test_an_empty_envelope_sender_is_a_bounce_whatever_return_path_the_mail_carries(tmp_path, sink):
+    port = free_port()
+    path = write_config(tmp_path, sink=sink, listen_port=port)
+    bounce = b"Return-Path: <alice@example.org>\r\n" + crlf(command_mail("alice@example.org", "help"))
+    with DaemonThread(path) as daemon, smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+        smtp.sendmail("", [SERVER], bounce)
+        smtp.sendmail("alice@example.org", [SERVER], crlf(command_mail("alice@example.org", "help")))
+        sink.wait_for(1)
+        assert daemon.daemon.handled == 2
+    assert [m.rcpt_tos for m in sink.messages] == [["alice@example.org"]]
+
+
+def test_a_full_disk_is_a_temporary_failure_that_shows_nothing_of_the_server(tmp_path, sink, monkeypatch):
+    port = free_port()
+    path = write_config(tmp_path, sink=sink, listen_port=port)
+
+    def full(self, raw):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Daemon, "_handle_waiting", full)
+    monkeypatch.setattr(Daemon, "_record_failed", lambda self, raw, error: full(self, raw))
+    with DaemonThread(path), smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp, \
+            pytest.raises(smtplib.SMTPDataError) as refused:
+        smtp.sendmail("alice@example.org", [SERVER], crlf(command_mail("alice@example.org", "help")))
+    assert refused.value.smtp_code == 452
+    assert b"OperationalError" not in refused.value.smtp_error and b"database" not in refused.value.smtp_error
 
 
 def test_the_listener_refuses_other_recipients_and_oversized_mail(tmp_path, sink):
