@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import signal
 import sqlite3
 import time
@@ -31,8 +32,10 @@ from .outbox import Outbox
 
 log = logging.getLogger("pbm.daemon")
 
-#: Mails that crashed the pipeline kept a day, at most.
+#: Mails that crashed the pipeline kept a day, at most, and from one sender.
 FAILED_PER_DAY = 100
+FAILED_PER_SENDER_PER_DAY = 10
+_FROM_LINE = re.compile(rb"^From:([^\r\n]{0,300})", re.MULTILINE | re.IGNORECASE)
 
 
 def utcnow() -> datetime:
@@ -137,11 +140,16 @@ class Daemon:
     def _record_failed(self, raw: bytes, error: str) -> None:
         """Keep a mail that crashed the pipeline for the operator: its first
         ``[limits] max_message_bytes`` at most, and no more than
-        :data:`FAILED_PER_DAY` a day (the rest are only logged)."""
+        :data:`FAILED_PER_DAY` a day, :data:`FAILED_PER_SENDER_PER_DAY` of
+        them from one From line (the rest are only logged)."""
         now = self.clock()
+        day = now.date().isoformat()
+        found = _FROM_LINE.search(raw[:65536])
+        sender = found.group(1).strip().decode("ascii", "replace") if found else "(no From)"
         with self.store.atomic():
-            if self.store.add_daily_count("failed mail", "smtp", now.date().isoformat()) > FAILED_PER_DAY:
-                log.error("not kept: %d mails have failed today already", FAILED_PER_DAY)
+            over_all = self.store.add_daily_count("failed mail", "smtp", day) > FAILED_PER_DAY
+            if over_all or self.store.add_daily_count("failed mail from", sender, day) > FAILED_PER_SENDER_PER_DAY:
+                log.error("failed mail not kept: the day's share of failed mail is used up")
                 return
             limit = self.config.limits.max_message_bytes
             if len(raw) > limit:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import smtplib
 import sqlite3
 import threading
@@ -153,6 +154,46 @@ def test_a_full_disk_is_a_temporary_failure_that_shows_nothing_of_the_server(tmp
         smtp.sendmail("alice@example.org", [SERVER], crlf(command_mail("alice@example.org", "help")))
     assert refused.value.smtp_code == 452
     assert b"OperationalError" not in refused.value.smtp_error and b"database" not in refused.value.smtp_error
+
+
+def test_failed_mail_is_kept_in_part_and_a_few_a_day_from_one_sender(tmp_path, sink, monkeypatch):
+    port = free_port()
+    path = write_config(tmp_path, sink=sink, listen_port=port)
+
+    def crash(self, raw):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(Daemon, "_handle_waiting", crash)
+    big = crlf(command_mail("mallory@evil.test", "help", ("x" * 76 + "\n") * 26_000))  # two megabytes
+    with DaemonThread(path), smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+        smtp.sendmail("mallory@evil.test", [SERVER], big)
+        for _ in range(12):
+            smtp.sendmail("mallory@evil.test", [SERVER], crlf(command_mail("mallory@evil.test", "help")))
+    store = Store(load_config(path).server.database)
+    try:
+        kept = store.failed_mail()
+    finally:
+        store.close()
+    assert len(kept) == 10  # ten a day from one sender
+    assert kept[0]["size"] == 1024 * 1024 and "only the first 1,048,576 of" in kept[0]["error"]
+
+
+def test_the_daemons_log_never_holds_a_password_in_any_order(tmp_path, sink, caplog):
+    port = free_port()
+    path = write_config(tmp_path, sink=sink, listen_port=port)
+    orders = ["trax move 101 alice Zq7Secret @0+", "trax move 101 Zq7Secret alice @0+",
+              "trax move 101 alice @0+ Zq7Secret", "trax move Zq7Secret 101 alice @0+"]
+    caplog.set_level(logging.WARNING, logger="mail.log")  # aiosmtpd's own chatter: pbm serve keeps it at WARNING
+    with caplog.at_level(logging.DEBUG), DaemonThread(path), \
+            smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+        for sender, subject in [("alice", "signup alice Zq7Secret"), ("bob", "signup bob pw2"),
+                                ("bob", "trax challenge alice bob pw2"), *(("alice", o) for o in orders)]:
+            smtp.sendmail(f"{sender}@example.org", [SERVER], crlf(command_mail(f"{sender}@example.org", subject)))
+        sink.wait_for(2 + 2 + 2 + 3)  # welcomes, the new board, the move, three refusals
+    logged = caplog.text
+    assert logged.count("via=smtp") == 3 + len(orders)
+    assert "Zq7Secret" not in logged
+    assert all("Zq7Secret" not in m.message().as_string() for m in sink.messages)
 
 
 def test_the_listener_refuses_other_recipients_and_oversized_mail(tmp_path, sink):
