@@ -10,11 +10,12 @@ from email import policy
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import format_datetime, make_msgid
+from pathlib import Path
 
 import pytest
 
 from pbm.app.pipeline import Pipeline, Result
-from pbm.config import load_config
+from pbm.config import Config, load_config
 from pbm.domain.store import Store
 
 
@@ -79,11 +80,18 @@ def to_of(msg: EmailMessage) -> str:
     return str(msg["To"])
 
 
+def server_config(folder: Path, limits: str = "") -> Config:
+    """The test server's configuration in ``folder``, with ``limits`` lines
+    in its [limits] section."""
+    path = folder / "pbm.toml"
+    path.write_text('[server]\naddress = "pbm@pbm.test"\nname = "Trax PBM"\ndatabase = "pbm.sqlite3"\n'
+                    + (f"[limits]\n{limits}\n" if limits else ""))
+    return load_config(path)
+
+
 @pytest.fixture
 def config(tmp_path):
-    path = tmp_path / "pbm.toml"
-    path.write_text('[server]\naddress = "pbm@pbm.test"\nname = "Trax PBM"\ndatabase = "pbm.sqlite3"\n')
-    return load_config(path)
+    return server_config(tmp_path)
 
 
 @pytest.fixture

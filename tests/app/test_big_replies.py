@@ -7,19 +7,15 @@ import pytest
 
 import pbm.domain.passwords as passwords
 from pbm.app.pipeline import Pipeline
-from pbm.config import load_config
 from pbm.domain.store import Store
 
-from .conftest import Clock, Mailbox, flat, text_of, to_of
+from .conftest import Clock, Mailbox, flat, server_config, text_of, to_of
 
 
 @pytest.fixture
 def loose(tmp_path):
     """alice and bob on a server with a small reply cap and no blocks before 50 wrong passwords."""
-    path = tmp_path / "pbm.toml"
-    path.write_text('[server]\naddress = "pbm@pbm.test"\nname = "Trax PBM"\ndatabase = "pbm.sqlite3"\n'
-                    "[limits]\nmax_reply_bytes = 50000\nfailed_logins_before_lock = 50\n")
-    config = load_config(path)
+    config = server_config(tmp_path, "max_reply_bytes = 50000\nfailed_logins_before_lock = 50")
     store = Store(config.server.database)
     mail = Mailbox(Pipeline(store, config), Clock())
     mail.send("alice@example.org", "signup alice apple")

@@ -18,9 +18,10 @@ import pytest
 
 from pbm.app.pipeline import Pipeline
 from pbm.app.reading import body_text, html_to_text
-from pbm.config import load_config
 from pbm.domain.store import Store
 from pbm.grammar import parse_mail_commands
+
+from .conftest import server_config
 
 SMALL = 20_000
 LIMIT = 4.0
@@ -86,10 +87,7 @@ def test_a_whole_html_mail_is_read_in_linear_time(unit):
 
 
 def test_the_pipeline_handles_a_hostile_html_mail_in_linear_time(tmp_path):
-    path = tmp_path / "pbm.toml"
-    path.write_text('[server]\naddress = "pbm@pbm.test"\ndatabase = "pbm.sqlite3"\n'
-                    "[limits]\nreplies_per_sender_per_day = 100000\n")
-    config = load_config(path)
+    config = server_config(tmp_path, "replies_per_sender_per_day = 100000")
     store = Store(config.server.database)
     pipeline = Pipeline(store, config)
     now = datetime(2026, 3, 1, tzinfo=UTC)

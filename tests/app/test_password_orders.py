@@ -18,11 +18,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from pbm.app.pipeline import Pipeline
-from pbm.config import load_config
 from pbm.domain.store import Store
 from pbm.grammar import REGISTRY
 
 from ..grammar.test_commands import ACCOUNT_CASES, GAME_CASES, TOURNAMENT_CASES
+from .conftest import server_config
 
 SECRET = "Zq7Secret"
 #: Commands left out: signup makes an account of whatever stands in its
@@ -68,10 +68,7 @@ def test_every_command_with_a_password_is_tried():
 @pytest.fixture
 def site(tmp_path):
     """A fresh server for each command (one order may change alice's password or delete her)."""
-    path = tmp_path / "pbm.toml"
-    path.write_text('[server]\naddress = "pbm@pbm.test"\ndatabase = "pbm.sqlite3"\n'
-                    "[limits]\nreplies_per_sender_per_day = 100000\n")
-    config = load_config(path)
+    config = server_config(tmp_path, "replies_per_sender_per_day = 100000")
     store = Store(config.server.database)
     pipeline = Pipeline(store, config)
     now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
