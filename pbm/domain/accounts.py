@@ -37,7 +37,8 @@ def login(ctx: Context, userid: UserId, password: Password, *, reset_code: bool 
         return row
     if row["operator_locked"]:
         raise AccountLockedError(f"the account {row['userid']} is locked by the server's operator")
-    until = security.blocked_until(ctx, sender, row["id"])
+    failures = ctx.store.login_failures(sender, row["id"])
+    until = security.blocked_until(ctx, sender, failures)
     if until is not None:
         raise AccountLockedError(
             f"after too many wrong passwords from your address, no password for {row['userid']} is "
@@ -47,7 +48,7 @@ def login(ctx: Context, userid: UserId, password: Password, *, reset_code: bool 
         ctx.spend_password_check()
     if not ctx.passwords.check(password.reveal(), row["password_hash"]):
         raise NotAllowedError("wrong userid or password", failed_login=row["id"])
-    if ctx.store.login_failures(sender, row["id"]) is not None:
+    if failures is not None:
         ctx.store.clear_login_failures(row["id"], sender)
     return row
 

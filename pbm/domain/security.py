@@ -75,15 +75,15 @@ def _end_of_day(now: datetime) -> datetime:
     return datetime.combine(now.date() + timedelta(days=1), time(), tzinfo=UTC)
 
 
-def blocked_until(ctx: Context, sender: str, user_id: int) -> datetime | None:
-    """Until when no password from ``sender`` is checked for the user, if
-    that is now: after too many wrong ones for this user, or for any."""
+def blocked_until(ctx: Context, sender: str, failures: Row | None) -> datetime | None:
+    """Until when no password from ``sender`` is checked for a user whose
+    wrong passwords from it are ``failures`` (its row of login failures),
+    if that is now: after too many wrong ones for this user, or for any."""
     limits = ctx.config.limits
     if ctx.store.sender_failures(sender, ctx.now.date().isoformat()) >= limits.failed_logins_per_sender_per_day:
         return _end_of_day(ctx.now)
-    row = ctx.store.login_failures(sender, user_id)
-    if row is not None and row["blocked_until"] and ctx.now < when(row["blocked_until"]):
-        return when(row["blocked_until"])
+    if failures is not None and failures["blocked_until"] and ctx.now < when(failures["blocked_until"]):
+        return when(failures["blocked_until"])
     return None
 
 
