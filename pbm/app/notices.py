@@ -5,6 +5,7 @@ lock, a one-time code.  Each function turns what the domain reports into
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pbm.domain.accounts import game_addresses
@@ -109,7 +110,7 @@ def final_mails(ctx: Context, event: Event) -> list[Reply]:
             for user in people.values()]
 
 
-def tournament_news(ctx: Context, news: list[Progress] | list[Progress | NotStarted]) -> list[Reply]:
+def tournament_news(ctx: Context, news: Sequence[Progress | NotStarted]) -> list[Reply]:
     """The mail of what tournaments did, in order."""
     mails: list[Reply] = []
     for item in news:
@@ -142,6 +143,13 @@ def lock_notice(ctx: Context, lock: LockStarted) -> Reply:
     """The owner hears that wrong passwords from an address blocked it."""
     return Reply("replies/account-locked.txt", tuple(ctx.store.confirmed_addresses(lock.user["id"])), {
         "userid": lock.user["userid"], "failures": lock.failures, "until": shown(lock.until), "sender": lock.sender,
+    })
+
+
+def reset_code_mail(ctx: Context, code: IssuedCode, sender: str) -> Reply:
+    """A password-reset code to the account's confirmed addresses."""
+    return Reply("replies/reset-code.txt", tuple(ctx.store.confirmed_addresses(code.user["id"])), {
+        "userid": code.user["userid"], "code": code.code, "sender": sender, "expires": shown(code.expires),
     })
 
 

@@ -24,7 +24,7 @@ from pbm.domain.tournaments import Progress
 from pbm.trax import VARIANTS
 
 from ..help import UnknownTopicError, help_context, resolve_topics
-from ..notices import board_mail, confirmation_mail, tournament_news
+from ..notices import board_mail, confirmation_mail, reset_code_mail, tournament_news
 from ..request import Reply, Request
 
 
@@ -170,12 +170,8 @@ def password_reset(req: Request) -> list[Reply]:
     """A one-time code to the account's confirmed addresses; the sender is
     told the same whether or not the account exists."""
     user = req.store.find_user(req.args.userid.key)
-    mails = []
     issued = security.issue_reset_code(req.ctx, user) if user is not None else None
-    if issued is not None:
-        mails.append(Reply("replies/reset-code.txt", tuple(req.store.confirmed_addresses(issued.user["id"])), {
-            "userid": issued.user["userid"], "code": issued.code, "sender": req.sender,
-            "expires": shown(issued.expires)}))
+    mails = [reset_code_mail(req.ctx, issued, req.sender)] if issued is not None else []
     return [req.to_sender("replies/reset-requested.txt", userid=str(req.args.userid)), *mails]
 
 
