@@ -8,7 +8,7 @@
 ['A0+', 'A0/', 'A0\\\\']
 """
 
-from .board import Board, Move
+from .board import Board, LastTurn, Move, WinningTrack
 from .errors import IllegalMoveError, NotationError, TraxError
 from .notation import column_index, column_letters, parse_notation
 from .outcome import Outcome
@@ -18,11 +18,13 @@ __all__ = [
     "VARIANTS",
     "Board",
     "IllegalMoveError",
+    "LastTurn",
     "Move",
     "NotationError",
     "Outcome",
     "TraxError",
     "Variant",
+    "WinningTrack",
     "column_index",
     "column_letters",
     "get_variant",

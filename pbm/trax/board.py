@@ -20,6 +20,10 @@ playouts):
   recomputes what a cell's neighbours say.
 * Every change is logged per turn, which makes :meth:`Board.pop` exact and
   cheap.
+* What a mail shows about the last turn (:meth:`Board.last_turn`) and the
+  track that won (:meth:`Board.winning_track`) is worked out when asked, once
+  per mail: :meth:`Board.winning_track` is the one place a track is walked,
+  and nothing of it touches :meth:`Board.play` or :meth:`Board.pop`.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from .tiles import (
     EDGE_OFFSET,
     FITS,
     FORCE,
+    OPPOSITE,
     ORIGIN,
     PATHS,
     STRIDE,
@@ -95,6 +100,37 @@ class Move:
     def cell(self) -> str:
         """The cell part of the notation, e.g. ``B2``."""
         return f"{column_letters(self.column)}{self.row}"
+
+
+@dataclass(frozen=True, slots=True)
+class LastTurn:
+    """What the last turn placed, for a mail that shows it.
+
+    ``move`` is the move as recorded (new notation, read before the move).
+    ``placed`` is the chosen tile and ``forced`` the tiles it forced, in the
+    order they were placed, all written in the coordinates of the position
+    *after* the turn (the frame a diagram of the position shows): they differ
+    from ``move`` when the move went into column ``@`` or row ``0``.  Each
+    carries its ``tile`` (white mask).
+    """
+
+    move: Move
+    placed: Move
+    forced: tuple[Move, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class WinningTrack:
+    """The track that won the game: its colour (``"white"`` or ``"black"``),
+    ``kind`` (``"loop"`` or ``"line"``) and its ``cells`` ``(column, row)`` in
+    the coordinates of the position (as :meth:`Board.cells` gives them), in
+    order along the track.  A loop's cells go once round (the last cell
+    touches the first); a line's run from the outermost left edge to the
+    right one (or from the top edge to the bottom one)."""
+
+    colour: str
+    kind: str
+    cells: tuple[tuple[int, int], ...]
 
 
 @dataclass(slots=True)
@@ -213,6 +249,93 @@ class Board:
             y, x = divmod(cell, STRIDE)
             out.append((x - self._minx + 1, y - self._miny + 1))
         return out
+
+    def last_turn(self) -> LastTurn | None:
+        """The last turn's move, chosen tile and forced tiles (see
+        :class:`LastTurn`); None before the first move."""
+        if not self._turns:
+            return None
+        turn = self._turns[-1]
+        chosen, *forced = (self._placed_move(cell) for cell in turn.placed)
+        return LastTurn(turn.move, chosen, tuple(forced))
+
+    def _placed_move(self, cell: int) -> Move:
+        """The tile at ``cell`` as a move in the current coordinates."""
+        y, x = divmod(cell, STRIDE)
+        tile = self._tiles[cell]
+        return Move(x - self._minx + 1, y - self._miny + 1, SYMBOL[tile], tile)
+
+    def winning_track(self) -> WinningTrack | None:
+        """The track that won a game ended by a loop or a line (see
+        :class:`WinningTrack`); None while undecided and for a draw.
+
+        A win always runs through a tile of the last turn, so the tracks of
+        the winner's colour through those tiles are followed until one closes
+        on itself (a loop) or leaves the formation through two opposite
+        outermost edges of a formation at least 8 wide or tall (a line, the
+        rule :meth:`_spans` applies when the turn is played)."""
+        outcome = self._outcome
+        if outcome is None or outcome.winner is None or not self._turns:
+            return None
+        colour = COLOUR_NAMES.index(outcome.winner)
+        width = self._maxx - self._minx + 1
+        height = self._maxy - self._miny + 1
+        tiles = self._tiles
+        seen: set[int] = set()
+        for start in self._turns[-1].placed:
+            if start in seen:
+                continue
+            seen.add(start)
+            one, other = PATHS[tiles[start]][colour]
+            ahead, end = self._follow(start, colour, other)
+            seen.update(ahead)
+            if end is None:
+                if outcome.reason == "loop":
+                    return self._track(outcome, [start, *ahead])
+                continue
+            behind, start_end = self._follow(start, colour, one)
+            seen.update(behind)
+            if (outcome.reason == "line" and start_end is not None
+                    and self._spans(start_end, end, width, height)):
+                cells = [*reversed(behind), start, *ahead]
+                if self._edge_position(start_end) > self._edge_position(end):
+                    cells.reverse()  # run it from the left (or top) edge
+                return self._track(outcome, cells)
+        return None
+
+    def _follow(self, start: int, colour: int, side: int) -> tuple[list[int], int | None]:
+        """Walk the ``colour`` track from the tile at ``start`` out through
+        its ``side``: the cells it passes, in order, and the edge where it
+        leaves the formation, or None when it comes back to ``start``."""
+        tiles = self._tiles
+        cells: list[int] = []
+        cell = start
+        while True:
+            after = cell + DELTA[side]
+            tile = tiles.get(after)
+            if tile is None:
+                return cells, 2 * cell + EDGE_OFFSET[side]
+            if after == start:
+                return cells, None
+            cells.append(after)
+            one, other = PATHS[tile][colour]
+            side = other if one == OPPOSITE[side] else one
+            cell = after
+
+    @staticmethod
+    def _edge_position(edge: int) -> int:
+        """How far right a vertical edge lies, or how far down a horizontal one."""
+        y, x = divmod(edge // 2, STRIDE)
+        return x if edge & 1 else y
+
+    def _track(self, outcome: Outcome, cells: list[int]) -> WinningTrack:
+        assert outcome.winner is not None
+        minx, miny = self._minx, self._miny
+        points = []
+        for cell in cells:
+            y, x = divmod(cell, STRIDE)
+            points.append((x - minx + 1, y - miny + 1))
+        return WinningTrack(outcome.winner, outcome.reason, tuple(points))
 
     def __repr__(self) -> str:
         moves = " ".join(str(m) for m in self.moves)
