@@ -2,7 +2,7 @@ r"""Text diagrams of a Trax position, for mails and terminals.
 
 Pure: :func:`render` takes a board and returns text; standard library only.
 
-Both styles draw the formation with a ring of empty cells around it: the
+Every style draws the formation with a ring of empty cells around it: the
 ``@`` column on the left, row ``0`` on top, and the empty column and row past
 the right and bottom edges.  Column letters run above and below the
 diagram and row numbers left and right of it, so the coordinates of the next
@@ -50,7 +50,7 @@ trailing blanks.
              @     A     B
         o = white, # = black
 
-``"compact"`` style (fits 80 columns up to 22 tiles wide)
+``"compact"`` style (fits 78 columns up to 22 tiles wide)
     Every cell is 3 characters wide; each cell row is one *body* line, and
     the lines between bodies hold the colours of the horizontal edges, shared
     by the cells above and below.  A tile is drawn as its notation symbol in
@@ -76,18 +76,52 @@ trailing blanks.
            @  A  B
         o = white, # = black
 
+``"auto"`` style (the default)
+    The full style when its lines fit the width, else the compact one.
+
+No line is longer than ``width`` characters (78 by default: a mail's line).
+A diagram wider than that is drawn in *bands* of columns: each band is a
+complete diagram of some of the columns, all rows, with its own column
+letters and row numbers, under a line naming its columns; bands are as even
+in width as they can be and a blank line parts them.  The notes under the
+diagram are wrapped to the width too.  The compact diagram of a row of
+curves, ``render(board, "compact", width=24, highlight_last=True)``::
+
+        Columns @ to C:
+           @  A  B  C
+        0  .  .  .  .  0
+              o  #  o
+        1  . o/##/oo/# 1
+              #  o  #
+        2  .  .  .  .  2
+           @  A  B  C
+
+        Columns D to G:
+           D  E  F  G
+        0  .  .  .  .  0
+           #  o  #
+        1 #/oo/##*o .  1
+           o  #  o
+        2  .  .  .  .  2
+           D  E  F  G
+        o = white, # = black,
+        * = last move (F1/)
+
+``width=None`` sets no limit: one band, however wide.
+
 With ``highlight_last=True`` the tiles placed by the last turn are marked in
 their centre: ``*`` on the tile the player chose and ``x`` on each tile it
 forced, and the legend says so.  The edge colours around a marked tile still
 say exactly which tile it is.
 
 An empty board is drawn as the single cell ``@0`` with a line saying that
-the first move is ``@0+`` or ``@0/``.
+the first move is ``@0+`` or ``@0/`` (unless ``hint=False``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from .notation import column_letters
@@ -99,7 +133,10 @@ CHOSEN_MARK = "*"
 FORCED_MARK = "x"
 EMPTY_MARK = "."
 
-STYLES = ("full", "compact")
+STYLES = ("auto", "full", "compact")
+
+#: The longest line a diagram has by default: a mail's line.
+WIDTH = 78
 
 FIRST_MOVE_HINT = "The board is empty: the first move is @0+ or @0/."
 
@@ -234,20 +271,47 @@ def _label_line(labels: list[str], centres: list[int], width: int, indent: int) 
     return (" " * indent + "".join(line)).rstrip()
 
 
-def _frame(canvas: list[str], picture: _Picture, centre_x: Callable[[int], int],
-           body_y: Callable[[int], int]) -> list[str]:
-    """The canvas (its lines) with column labels above and below and row
-    labels on both sides of each row's body line."""
-    width = max(len(line) for line in canvas)
+@dataclass(frozen=True, slots=True)
+class _Style:
+    """How a style lays out its canvas: ``cell`` characters per column and
+    ``extra`` after the last one (the full style's closing border), a
+    column's centre ``centre`` characters from its start, and row ``r``'s
+    body on canvas line ``row_step * r + row_offset``."""
+
+    canvas: Callable[[_Picture], list[str]]
+    cell: int
+    extra: int
+    centre: int
+    row_step: int
+    row_offset: int
+
+    def gutter(self, picture: _Picture) -> int:
+        """The width of the row labels (the widest is the last row's)."""
+        return len(str(picture.rows - 1))
+
+    def line_width(self, picture: _Picture, columns: int) -> int:
+        """The longest line of a diagram of ``columns`` columns: a row label,
+        a blank, the canvas, a blank and the row label again."""
+        return 2 * self.gutter(picture) + 2 + self.cell * columns + self.extra
+
+
+def _frame(canvas: list[str], picture: _Picture, style: _Style, first: int, last: int) -> list[str]:
+    """Columns ``first`` to ``last`` of the canvas (its lines) with their
+    column labels above and below and row labels on both sides of each row's
+    body line."""
+    total = style.cell * picture.columns + style.extra
+    start, stop = style.cell * first, style.cell * (last + 1) + style.extra
+    width = stop - start
     rows = picture.row_labels()
-    gutter = max(len(label) for label in rows)
-    by_line = {body_y(r): label for r, label in enumerate(rows)}
-    head = _label_line(picture.column_labels(), [centre_x(c) for c in range(picture.columns)],
-                       width, gutter + 1)
+    gutter = style.gutter(picture)
+    by_line = {style.row_step * r + style.row_offset: label for r, label in enumerate(rows)}
+    labels = picture.column_labels()[first:last + 1]
+    centres = [style.cell * (c - first) + style.centre for c in range(first, last + 1)]
+    head = _label_line(labels, centres, width, gutter + 1)
     out = [head]
-    for y, text in enumerate(canvas):
+    for y, line in enumerate(canvas):
         label = by_line.get(y)
-        text = text.ljust(width)
+        text = line.ljust(total)[start:stop]
         if label is None:
             out.append((" " * (gutter + 1) + text).rstrip())
         else:
@@ -331,7 +395,7 @@ def _full(picture: _Picture) -> list[str]:
                 middle[c] = middle[c][:3] + mark + middle[c][4:]
         lines += ["".join(top), "".join(middle), "".join(bottom)]
         above = here_row
-    return _frame(lines, picture, lambda c: _CELL_W * c + 3, lambda r: _CELL_H * r + 2)
+    return lines
 
 
 # ----------------------------------------------------------------------
@@ -362,48 +426,130 @@ def _compact(picture: _Picture) -> list[str]:
     # The first and last edge lines touch no tile: they are always blank.
     # Dropping them keeps the diagram short; the ring cells keep their dots.
     canvas = canvas[1:-1]
-    return _frame(["".join(line) for line in canvas], picture, lambda c: 3 * c + 1, lambda r: 2 * r)
+    return ["".join(line) for line in canvas]
 
 
-_RENDERERS: dict[str, Callable[[_Picture], list[str]]] = {"full": _full, "compact": _compact}
+_STYLES = {
+    "full": _Style(_full, _CELL_W, 1, 3, _CELL_H, 2),
+    "compact": _Style(_compact, 3, 0, 1, 2, 0),
+}
+
+
+# ----------------------------------------------------------------------
+# bands of columns
+
+
+def _bands(picture: _Picture, style: _Style, width: int | None) -> list[tuple[int, int]]:
+    """(first, last) column of each band: one band when the diagram fits
+    ``width`` (or there is no limit), else as few bands as fit, as even in
+    size as they can be, each at least one column."""
+    columns = picture.columns
+    if width is None or style.line_width(picture, columns) <= width:
+        return [(0, columns - 1)]
+    most = max(1, (width - style.line_width(picture, 0)) // style.cell)
+    count = -(-columns // most)
+    size, bigger = divmod(columns, count)
+    bands = []
+    first = 0
+    for n in range(count):
+        last = first + size + (n < bigger) - 1
+        bands.append((first, last))
+        first = last + 1
+    return bands
+
+
+def band_title(first: int, last: int) -> str:
+    """The line that introduces a band: ``Columns @ to T:``."""
+    return f"Columns {column_letters(first)} to {column_letters(last)}:"
 
 
 # ----------------------------------------------------------------------
 # notes under the diagram
 
 
-def _notes(board: Drawable, legend: bool, marks: dict[tuple[int, int], str]) -> list[str]:
+def _wrap(parts: list[str], width: int | None, joint: str) -> list[str]:
+    """``parts`` joined with ``joint`` into lines of at most ``width``
+    characters; a line broken after a part keeps the joint's mark (the comma
+    of ``", "``).  A part too long for a line is broken between its words."""
+    if width is None:
+        return [joint.join(parts)]
+    mark = joint.rstrip()
+    lines: list[str] = []
+    line = ""
+    for n, part in enumerate(parts):
+        end = "" if n == len(parts) - 1 else mark
+        if line and len(line) + len(joint) + len(part) + len(end) <= width:
+            line += joint + part
+            continue
+        if line:
+            lines.append(line + mark)
+        if len(part) + len(end) > width and " " in part:
+            *whole, line = _wrap(part.split(" "), width - len(end), " ")
+            lines += whole
+        else:
+            line = part
+    if line:
+        lines.append(line)
+    return lines
+
+
+def _notes(board: Drawable, legend: bool, marks: dict[tuple[int, int], str], hint: bool,
+           width: int | None) -> list[str]:
     out = []
-    if not board.tile_count:
-        out.append(FIRST_MOVE_HINT)
+    if hint and not board.tile_count:
+        out += _wrap(FIRST_MOVE_HINT.split(" "), width, " ")
     if legend:
         parts = [f"{WHITE_MARK} = white", f"{BLACK_MARK} = black"]
         if marks:
             parts.append(f"{CHOSEN_MARK} = last move ({board.moves[-1]})")
             if FORCED_MARK in marks.values():
                 parts.append(f"{FORCED_MARK} = tiles it forced")
-        out.append(", ".join(parts))
+        out += _wrap(parts, width, ", ")
     return out
 
 
-def render(board: Drawable, style: str = "full", *, legend: bool = True, highlight_last: bool = False) -> str:
+def render(board: Drawable, style: str = "auto", *, width: int | None = WIDTH, legend: bool = True,
+           highlight_last: bool = False, hint: bool = True) -> str:
     """The position drawn as text (see the module docstring for the styles).
 
-    ``style`` is ``"full"`` (large, one tile a 6x4 cell) or ``"compact"``
-    (3 characters a tile: a 20-tile-wide formation fits in 80 columns).
+    ``style`` is ``"full"`` (large, one tile a 6x4 cell), ``"compact"`` (3
+    characters a tile) or ``"auto"``: full when it fits ``width``, else
+    compact.  No line is longer than ``width`` characters (78 by default, a
+    mail's line): a diagram too wide for it is drawn in bands of columns,
+    each a complete diagram of some columns under a ``Columns @ to T:``
+    line, and the notes are wrapped.  (A width too small for even one
+    column and its row labels, under about 12, draws one column a band.)
+    ``width=None`` sets no limit (auto is then always full).
+
     ``legend`` adds a line naming the colour of each mark (``o`` white,
     ``#`` black).  ``highlight_last`` marks the tiles the last turn placed:
     ``*`` in the centre of the tile the player chose, ``x`` in the centre of
-    each tile it forced; the legend then names the last move.
+    each tile it forced; the legend then names the last move.  ``hint``
+    says, under an empty board, what the first move is (a caller leaves it
+    out where no move is to come, e.g. a game decided before its first move).
 
     Lines are joined with newlines, with no newline after the last one and
     no trailing blanks.  Raises ``ValueError`` for an unknown style.
     """
-    renderer = _RENDERERS.get(style)
-    if renderer is None:
+    if style not in STYLES:
         known = ", ".join(repr(s) for s in STYLES)
         raise ValueError(f"unknown diagram style {style!r}; the styles are {known}")
     marks = _last_turn_marks(board) if highlight_last else {}
-    lines = renderer(_Picture(board, marks))
-    lines += _notes(board, legend, marks)
+    picture = _Picture(board, marks)
+    if style == "auto":
+        full = _STYLES["full"]
+        style = "full" if width is None or full.line_width(picture, picture.columns) <= width else "compact"
+    chosen = _STYLES[style]
+    canvas = chosen.canvas(picture)
+    bands = _bands(picture, chosen, width)
+    if len(bands) == 1:
+        lines = _frame(canvas, picture, chosen, *bands[0])
+    else:
+        lines = []
+        for first, last in bands:
+            if lines:
+                lines.append("")
+            lines.append(band_title(first, last))
+            lines += _frame(canvas, picture, chosen, first, last)
+    lines += _notes(board, legend, marks, hint, width)
     return "\n".join(lines)

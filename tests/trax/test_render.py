@@ -4,7 +4,9 @@ Golden files in ``golden/`` hold the exact diagrams of a few positions in
 both styles; ``pytest --update-golden`` rewrites them (read the diff before
 committing).  The other tests check what must hold for any position: the
 diagram reads back as the position, the labels cover the empty ring, the
-compact style fits in 80 columns.
+compact style fits in 78 columns.  Most draw with ``width=None`` (one band
+however wide); the bands of columns a width brings are tested in
+``test_render_bands.py``.
 """
 
 from __future__ import annotations
@@ -146,19 +148,25 @@ def recorded_positions() -> list[Board]:
 
 @pytest.mark.parametrize("name", POSITIONS)
 def test_full_diagram_matches_golden(golden, name):
-    golden.check(f"{name}.full.txt", render(board_of(POSITIONS[name]), "full"))
+    golden.check(f"{name}.full.txt", render(board_of(POSITIONS[name]), "full", width=None))
 
 
 @pytest.mark.parametrize("name", POSITIONS)
 def test_compact_diagram_matches_golden(golden, name):
-    golden.check(f"{name}.compact.txt", render(board_of(POSITIONS[name]), "compact"))
+    golden.check(f"{name}.compact.txt", render(board_of(POSITIONS[name]), "compact", width=None))
 
 
 @pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("name", HIGHLIGHTED)
 def test_diagram_with_the_last_turn_highlighted_matches_golden(golden, name, style):
-    text = render(board_of(HIGHLIGHTED[name]), style, highlight_last=True)
+    text = render(board_of(HIGHLIGHTED[name]), style, highlight_last=True, width=None)
     golden.check(f"{name}.{style}.highlighted.txt", text)
+
+
+@pytest.mark.parametrize("name", POSITIONS)
+def test_the_default_diagram_matches_golden(golden, name):
+    """The default: auto style, lines of at most 78 characters."""
+    golden.check(f"{name}.auto.txt", render(board_of(POSITIONS[name]), highlight_last=True))
 
 
 def test_the_long_game_is_the_longest_recorded_one():
@@ -174,7 +182,7 @@ def test_the_long_game_is_the_longest_recorded_one():
 @pytest.mark.parametrize("style", STYLES)
 def test_the_diagram_reads_back_as_the_position_for_every_recorded_game(recorded_positions, style):
     for board in recorded_positions:
-        text = render(board, style)
+        text = render(board, style, width=None)
         tiles = {(c, r): mask for c, r, mask in board.cells()}
         if style == "full":
             drawn = read_full(board, text)
@@ -194,7 +202,7 @@ def test_neighbouring_tiles_show_the_same_colour_on_their_shared_edge(style):
     # shared edge is one character, so both tiles agree with it.
     board = board_of(POSITIONS["long-game"])
     tiles = {(c, r): mask for c, r, mask in board.cells()}
-    text = render(board, style)
+    text = render(board, style, width=None)
     drawn = read_full(board, text) if style == "full" else read_compact(board, text)
     shared = 0
     for c, r in tiles:
@@ -232,7 +240,7 @@ def test_the_row_labels_run_from_row_0_to_the_one_below_the_formation(style):
 
 def test_the_column_labels_stay_over_their_columns_past_z():
     board = row_of_curves(27)
-    lines = render(board, "compact", legend=False).splitlines()
+    lines = render(board, "compact", legend=False, width=None).splitlines()
     labels = lines[0].split()
     assert labels[26:] == ["Z", "AA", "AB"]
     body = lines[3]  # row 1: the tiles
@@ -254,18 +262,20 @@ def test_no_line_ends_in_a_blank(name, style):
 
 
 @pytest.mark.parametrize("width", [20, 22])
-def test_the_compact_diagram_of_a_board_20_tiles_wide_fits_in_80_columns(width):
+def test_the_compact_diagram_of_a_board_22_tiles_wide_fits_in_78_columns(width):
     board = row_of_curves(width)
     text = render(board, "compact", highlight_last=True)
-    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "Columns" not in text
+    assert max(len(line) for line in text.splitlines()) <= 78
     assert text.splitlines()[0].split()[-1] == column_letters(width + 1)
 
 
 def test_the_compact_diagram_of_the_long_game_is_shorter_and_narrower_than_the_full_one():
     board = board_of(POSITIONS["long-game"])
-    full, compact = render(board, "full").splitlines(), render(board, "compact").splitlines()
+    full = render(board, "full", width=None).splitlines()
+    compact = render(board, "compact", width=None).splitlines()
     assert len(compact) < len(full) / 1.5
-    assert max(map(len, compact)) <= 80 < max(map(len, full))
+    assert max(map(len, compact)) <= 78 < max(map(len, full))
 
 
 # ----------------------------------------------------------------------
@@ -319,6 +329,7 @@ def test_the_empty_board_shows_cell_at0_and_says_what_the_first_move_is(style):
     assert lines[0].split() == ["@"]
     assert [line.split()[0] for line in lines[1:-3] if line[:1].strip()] == ["0"]
     assert lines[-2] == "The board is empty: the first move is @0+ or @0/."
+    assert "empty" not in render(Board(), style, hint=False)
     for move in ("@0+", "@0/"):
         Board().play(move)  # the hint names real first moves
 
