@@ -30,6 +30,7 @@ LIBRARIES = {
     "jinja2": "pbm.app.compose",
     "aioimaplib": "pbm.server.inbox",
     "aiosmtpd": "pbm.server.listener",
+    "PIL": "pbm.trax.picture",
 }
 
 

@@ -1,0 +1,487 @@
+"""A picture of a Trax position: a small palette PNG for board mails.
+
+Phones seldom show the text diagram (:mod:`.render`) in a fixed-width font,
+so board mails carry this picture too.  It is pure drawing: a board in,
+PNG bytes out (:func:`board_png`); the words around it (the ``alt`` text,
+the caption) are the mail's templates'.  This is the one module that
+imports Pillow.
+
+Layout
+    The picture shows what the text diagram shows: the formation with a
+    ring of empty cells around it (column ``@`` on the left, row ``0`` on
+    top, and the empty column and row past the right and bottom edges), so
+    the next move's coordinates are read off it exactly as off the text.
+    Every cell is a :data:`CELL` pixel square; the cells sit inside a
+    :data:`MARGIN` wide band holding the column letters (above and below)
+    and the row numbers (left and right)::
+
+        +------------------------------------------+
+        |           @     A     B     C            |  MARGIN
+        |       +-----+-----+-----+-----+          |
+        |     0 |  .  |  .  |  .  |  .  | 0        |
+        |       +-----+-----+-----+-----+          |  one row of
+        |     1 |  .  |tile |tile |  .  | 1        |  CELL pixels
+        |        ...                               |
+
+    :func:`cell_box` gives the pixel box of any cell; :func:`picture_size`
+    the size of the whole picture.  A tile is drawn on a black face
+    :data:`FACE` pixels square with rounded corners, leaving :data:`GAP`
+    pixels of background on each side, so neighbouring tiles stand apart.
+    An empty cell is a faint rounded outline in the same place.  An empty
+    board is the single cell ``@0`` with its labels.
+
+Tiles
+    As on a real set: a black face, a white track and a red one (the text's
+    "black" colour is red on modern sets).  Tracks are :data:`TRACK` pixels
+    wide.  On a straight both run through the middle, the white one over the
+    red one with a thin black margin, like the bridge printed on real tiles;
+    on a curve each colour is a quarter circle centred on a corner of the
+    face, joining the middles of the two sides that meet there.  Tile masks
+    are those of :mod:`.tiles` (bit ``d`` of the white mask set: white on
+    side ``d``; N=0, E=1, S=2, W=3).
+
+Marks
+    The last turn: the chosen tile's cell is outlined solid in
+    ``"chosen"`` blue, :data:`CHOSEN_WIDTH` pixels wide, and each forced
+    tile's cell dashed in ``"forced"`` orange, :data:`FORCED_WIDTH` pixels
+    wide (told apart by shape as well as colour).  Both outlines lie inside
+    the cell's box, over its gap and the edge of the face.  At a game's end
+    the winning track (:meth:`~pbm.trax.Board.winning_track`) glows: a
+    ``"win"`` gold band :data:`GLOW` pixels wide along each side of it.
+
+Palette
+    Everything is drawn from one fixed palette (:data:`PALETTE`, its entries
+    by name in :data:`COLOURS` and :data:`INDEX`): the base colours, then
+    ramps of the shades anti-aliasing makes between two of them (the face
+    and each track, the face and the background, the glow and the face or
+    a track, the background and the label ink or the grid).  The outline
+    colours ``"chosen"`` and ``"forced"`` are used by nothing but the
+    outlines, and ``"win"`` and its shades by nothing but the glow, so a
+    picture can be checked pixel by pixel.
+
+Speed
+    Every sprite (the six tiles, each again with either colour glowing, the
+    empty cell, each label) is drawn once, :data:`SCALE` times as large,
+    reduced with a box filter (each pixel the average of the
+    :data:`SCALE` x :data:`SCALE` it covers: its exact coverage, with no
+    ringing to stray off the ramps) and mapped to the palette, at first use.
+    A picture is then only pasting palette sprites into a palette canvas,
+    drawing the outlines and compressing (:data:`COMPRESS_LEVEL`).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from functools import cache
+
+from PIL import Image, ImageDraw, ImageFont
+
+from .board import Board
+from .notation import column_letters
+from .tiles import PATHS, E, N, S, W
+
+__all__ = [
+    "CELL",
+    "CHOSEN_WIDTH",
+    "COLOURS",
+    "COMPRESS_LEVEL",
+    "CORNER",
+    "FACE",
+    "FONT_SIZE",
+    "FORCED_WIDTH",
+    "GAP",
+    "GLOW",
+    "INDEX",
+    "MARGIN",
+    "PALETTE",
+    "SCALE",
+    "TRACK",
+    "board_image",
+    "board_png",
+    "cell_box",
+    "frame_size",
+    "picture_size",
+]
+
+# ----------------------------------------------------------------------
+# geometry (pixels of the final picture)
+
+#: One cell of the picture: a square this many pixels wide.
+CELL = 36
+#: Background left around each tile face (so 2 * GAP between two tiles).
+GAP = 1
+#: A tile's face: the cell less the gap on each side.
+FACE = CELL - 2 * GAP
+#: Rounding of a face's corners.
+CORNER = 3
+#: Width of a track.
+TRACK = 8
+#: Black margin on each side of the white track where it crosses the red
+#: one on a straight.
+BRIDGE = 2
+#: Width of the gold glow along each side of the winning track.
+GLOW = 3
+#: The band around the cells that holds the labels.
+MARGIN = 30
+#: Size of the label font (pixels).
+FONT_SIZE = 14
+#: Width of the solid outline round the chosen tile's cell.
+CHOSEN_WIDTH = 3
+#: Width of the dashed outline round each forced tile's cell.
+FORCED_WIDTH = 2
+#: Dashes of the forced outline: length and the gap after each.  Four
+#: dashes of 6 with gaps of 4 fill a side of 36 symmetrically.
+DASH, DASH_GAP = 6, 4
+#: Sprites are drawn this many times larger, then reduced.
+SCALE = 4
+#: zlib level of the PNG, chosen by measurement (bench/picture.py; a
+#: 40-tile board, 420x420 pixels): level 1 gives 12.0 KB in 0.5 ms, level 3
+#: 9.7 KB in 0.5 ms, level 6 7.5 KB in 1.0 ms, level 7 7.3 KB in 1.3 ms and
+#: level 9 6.6 KB in 8.4 ms.  Level 6 makes the mail a quarter smaller than
+#: level 3 for half a millisecond; beyond it little is saved at a high cost.
+#: (The zlib strategies FILTERED and RLE do no better.)
+COMPRESS_LEVEL = 6
+
+# ----------------------------------------------------------------------
+# palette
+
+Rgb = tuple[int, int, int]
+
+#: The base colours by name.
+COLOURS: dict[str, Rgb] = {
+    "background": (244, 241, 233),
+    "tile": (30, 30, 32),
+    "white": (250, 250, 246),
+    "red": (204, 36, 41),
+    "win": (255, 201, 20),
+    "label": (66, 62, 56),
+    "grid": (214, 208, 196),
+    "chosen": (0, 104, 214),
+    "forced": (236, 104, 0),
+}
+
+# The shades between two colours that anti-aliasing makes: (from, to, how
+# many in between).
+_RAMPS: tuple[tuple[str, str, int], ...] = (
+    ("background", "tile", 7),
+    ("tile", "white", 15),
+    ("tile", "red", 15),
+    ("tile", "win", 11),
+    ("win", "white", 5),
+    ("win", "red", 7),
+    ("background", "label", 11),
+    ("background", "grid", 3),
+)
+
+
+def _mix(one: Rgb, two: Rgb, t: float) -> Rgb:
+    r, g, b = (round(a + (c - a) * t) for a, c in zip(one, two))
+    return r, g, b
+
+
+def _build_palette() -> tuple[list[Rgb], dict[str, int], dict[tuple[str, str], list[int]]]:
+    entries = list(COLOURS.values())
+    index = {name: n for n, name in enumerate(COLOURS)}
+    ramps: dict[tuple[str, str], list[int]] = {}
+    for one, two, steps in _RAMPS:
+        ramps[(one, two)] = []
+        for k in range(1, steps + 1):
+            entries.append(_mix(COLOURS[one], COLOURS[two], k / (steps + 1)))
+            ramps[(one, two)].append(len(entries) - 1)
+    assert len(set(entries)) == len(entries) <= 256, "palette entries must be distinct"
+    return entries, index, ramps
+
+
+_ENTRIES, _INDEX, _RAMP_INDEX = _build_palette()
+
+#: Every colour of the picture, by palette index.  Index 0 is the background.
+PALETTE: tuple[Rgb, ...] = tuple(_ENTRIES)
+#: Palette index of each colour in :data:`COLOURS`.
+INDEX: dict[str, int] = _INDEX
+_PALETTE_BYTES = bytes(channel for colour in PALETTE for channel in colour)
+
+
+def _shades(*names: str) -> list[int]:
+    """Palette indices of the named colours and of the ramps between them."""
+    out = [INDEX[name] for name in names]
+    for (one, two), indices in _RAMP_INDEX.items():
+        if one in names and two in names:
+            out += indices
+    return out
+
+
+# What each kind of sprite may be mapped to: plain tiles never take the glow
+# colours, nothing takes the outline colours.
+_TILE_INKS = _shades("background", "tile", "white", "red")
+_WIN_INKS = _shades("background", "tile", "white", "red", "win")
+_EMPTY_INKS = _shades("background", "grid")
+_LABEL_INKS = _shades("background", "label")
+
+
+def _to_palette(image: Image.Image, allowed: list[int]) -> Image.Image:
+    """An RGB image as a palette image, each pixel the nearest of ``allowed``."""
+    nearest: dict[bytes, int] = {}
+    rgb = image.tobytes()
+    out = bytearray(len(rgb) // 3)
+    for n in range(len(out)):
+        key = rgb[3 * n : 3 * n + 3]
+        found = nearest.get(key)
+        if found is None:
+            r, g, b = key
+            found = min(allowed, key=lambda i: (PALETTE[i][0] - r) ** 2 + (PALETTE[i][1] - g) ** 2
+                        + (PALETTE[i][2] - b) ** 2)
+            nearest[key] = found
+        out[n] = found
+    sprite = Image.frombytes("P", image.size, bytes(out))
+    sprite.putpalette(_PALETTE_BYTES)
+    return sprite
+
+
+# ----------------------------------------------------------------------
+# sprites, drawn large and reduced once
+
+# The corner of the face a curve's track goes round, by the two sides it joins.
+_CORNER_OF = {
+    frozenset((N, W)): (0, 0),
+    frozenset((N, E)): (FACE, 0),
+    frozenset((S, E)): (FACE, FACE),
+    frozenset((S, W)): (0, FACE),
+}
+
+
+def _draw_face(mask: int, glowing: int | None) -> Image.Image:
+    """The face of a tile, ``SCALE`` times large: tracks on black, the
+    ``glowing`` colour (0 white, 1 red) with the gold glow along it."""
+    s = SCALE
+    size = FACE * s
+    face = Image.new("RGB", (size, size), COLOURS["tile"])
+    draw = ImageDraw.Draw(face)
+    inks = (COLOURS["white"], COLOURS["red"])
+    half = TRACK * s // 2
+    mid = size // 2
+
+    def band(side: int, ink: Rgb, extra: int) -> None:
+        """A straight track (plus ``extra`` on each side) from ``side`` to
+        the opposite side."""
+        w = half + extra * s
+        if side in (N, S):
+            draw.rectangle((mid - w, 0, mid + w - 1, size - 1), fill=ink)
+        else:
+            draw.rectangle((0, mid - w, size - 1, mid + w - 1), fill=ink)
+
+    def disc(corner: tuple[int, int], radius: int, ink: Rgb) -> None:
+        cx, cy = corner[0] * s, corner[1] * s
+        draw.ellipse((cx - radius, cy - radius, cx + radius - 1, cy + radius - 1), fill=ink)
+
+    def arc(corner: tuple[int, int], ink: Rgb, glow: bool) -> None:
+        """A quarter ring round ``corner`` through the middles of the two
+        sides that meet there, with the glow along both its edges."""
+        outer, inner = mid + half, mid - half
+        if glow:
+            disc(corner, outer + GLOW * s, COLOURS["win"])
+        disc(corner, outer, ink)
+        if glow:
+            disc(corner, inner, COLOURS["win"])
+            inner -= GLOW * s
+        disc(corner, inner, COLOURS["tile"])
+
+    paths = PATHS[mask]
+    if paths[0][1] == paths[0][0] + 2:  # a straight: white from side a to the opposite one
+        white_side, red_side = paths[0][0], paths[1][0]
+        if glowing == 1:
+            band(red_side, COLOURS["win"], GLOW)
+        band(red_side, inks[1], 0)
+        # the bridge: black beside the white track where it crosses the red one
+        w = half + BRIDGE * s
+        reach = half + (GLOW * s if glowing == 1 else 0)
+        if white_side in (N, S):
+            draw.rectangle((mid - w, mid - reach, mid + w - 1, mid + reach - 1), fill=COLOURS["tile"])
+        else:
+            draw.rectangle((mid - reach, mid - w, mid + reach - 1, mid + w - 1), fill=COLOURS["tile"])
+        if glowing == 0:
+            band(white_side, COLOURS["win"], GLOW)
+        band(white_side, inks[0], 0)
+    else:
+        # the two arcs are far apart (their corners are a diagonal apart):
+        # the order they are drawn in does not matter
+        for colour in (0, 1):
+            arc(_CORNER_OF[frozenset(paths[colour])], inks[colour], glowing == colour)
+    return face
+
+
+def _cell_sprite(face: Image.Image | None) -> Image.Image:
+    """A cell, ``SCALE`` times large: the background with ``face`` on it,
+    its corners rounded, or for an empty cell the faint outline of one."""
+    s = SCALE
+    cell = Image.new("RGB", (CELL * s, CELL * s), COLOURS["background"])
+    box = (GAP * s, GAP * s, (GAP + FACE) * s - 1, (GAP + FACE) * s - 1)
+    if face is None:
+        ImageDraw.Draw(cell).rounded_rectangle(box, radius=CORNER * s, outline=COLOURS["grid"], width=s)
+        return cell
+    shape = Image.new("L", (CELL * s, CELL * s), 0)
+    ImageDraw.Draw(shape).rounded_rectangle(box, radius=CORNER * s, fill=255)
+    framed = Image.new("RGB", (CELL * s, CELL * s), COLOURS["background"])
+    framed.paste(face, (GAP * s, GAP * s))
+    cell.paste(framed, (0, 0), shape)
+    return cell
+
+
+def _reduce(image: Image.Image) -> Image.Image:
+    return image.reduce(SCALE)
+
+
+@dataclass(frozen=True)
+class _Sprites:
+    """The palette sprites every picture is pasted from."""
+
+    tiles: dict[int, Image.Image]
+    glowing: dict[tuple[int, int], Image.Image]  # (mask, colour) -> tile with that track glowing
+    empty: Image.Image
+
+
+@cache
+def _sprites() -> _Sprites:
+    """The tile and empty-cell sprites, drawn at first use."""
+    masks = tuple(PATHS)
+    tiles = {m: _to_palette(_reduce(_cell_sprite(_draw_face(m, None))), _TILE_INKS) for m in masks}
+    glowing = {
+        (m, colour): _to_palette(_reduce(_cell_sprite(_draw_face(m, colour))), _WIN_INKS)
+        for m in masks
+        for colour in (0, 1)
+    }
+    empty = _to_palette(_reduce(_cell_sprite(None)), _EMPTY_INKS)
+    return _Sprites(tiles, glowing, empty)
+
+
+@cache
+def _font() -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """Pillow's own font (FreeType, built in: no file to find)."""
+    return ImageFont.load_default(size=FONT_SIZE)
+
+
+@cache
+def _label(text: str, row: bool) -> Image.Image:
+    """The sprite of a label, drawn at first use: a row number (``MARGIN``
+    x ``CELL``, to stand beside its row) or column letters (``CELL`` x
+    ``MARGIN``, above or below its column), the text in the middle."""
+    size = (MARGIN, CELL) if row else (CELL, MARGIN)
+    image = Image.new("RGB", size, COLOURS["background"])
+    ImageDraw.Draw(image).text((size[0] / 2, size[1] / 2), text, font=_font(), fill=COLOURS["label"],
+                               anchor="mm")
+    return _to_palette(image, _LABEL_INKS)
+
+
+# ----------------------------------------------------------------------
+# layout
+
+
+def frame_size(board: Board) -> tuple[int, int]:
+    """(columns, rows) of cells drawn: the formation and its empty ring, or
+    the single cell ``@0`` of an empty board."""
+    if not board.tile_count:
+        return 1, 1
+    return board.width + 2, board.height + 2
+
+
+def picture_size(board: Board) -> tuple[int, int]:
+    """(width, height) of the picture in pixels."""
+    columns, rows = frame_size(board)
+    return 2 * MARGIN + CELL * columns, 2 * MARGIN + CELL * rows
+
+
+def cell_box(board: Board, column: int, row: int) -> tuple[int, int, int, int]:
+    """The pixel box ``(x0, y0, x1, y1)`` of a cell, ``x1`` and ``y1``
+    excluded (as :meth:`PIL.Image.Image.crop` takes it).  ``column`` and
+    ``row`` are notation coordinates of the position (column 0 is ``@``,
+    row 0 the empty row on top), as :meth:`~pbm.trax.Board.cells` gives
+    them.  Raises ``ValueError`` for a cell outside the picture."""
+    columns, rows = frame_size(board)
+    if not (0 <= column < columns and 0 <= row < rows):
+        raise ValueError(f"cell ({column}, {row}) is not in the picture ({columns} x {rows} cells)")
+    x0 = MARGIN + CELL * column
+    y0 = MARGIN + CELL * row
+    return x0, y0, x0 + CELL, y0 + CELL
+
+
+# ----------------------------------------------------------------------
+# the picture
+
+
+def _outline(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], dashed: bool) -> None:
+    x0, y0, x1, y1 = box
+    if not dashed:
+        draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=INDEX["chosen"], width=CHOSEN_WIDTH)
+        return
+    ink = INDEX["forced"]
+    w = FORCED_WIDTH
+    for start in range(0, CELL, DASH + DASH_GAP):
+        stop = min(start + DASH, CELL) - 1
+        draw.rectangle((x0 + start, y0, x0 + stop, y0 + w - 1), fill=ink)
+        draw.rectangle((x0 + start, y1 - w, x0 + stop, y1 - 1), fill=ink)
+        draw.rectangle((x0, y0 + start, x0 + w - 1, y0 + stop), fill=ink)
+        draw.rectangle((x1 - w, y0 + start, x1 - 1, y0 + stop), fill=ink)
+
+
+def board_image(board: Board, *, last_turn: bool = True, win: bool = True) -> Image.Image:
+    """The picture as a palette (mode ``"P"``) image; see :func:`board_png`."""
+    sprites = _sprites()
+    columns, rows = frame_size(board)
+    width, height = picture_size(board)
+    canvas = Image.new("P", (width, height), INDEX["background"])
+    canvas.putpalette(_PALETTE_BYTES)
+    paste = canvas.paste
+
+    glow: dict[tuple[int, int], int] = {}
+    if win:
+        track = board.winning_track()
+        if track is not None:
+            colour = 0 if track.colour == "white" else 1
+            glow = dict.fromkeys(track.cells, colour)
+
+    tiles = {(c, r): mask for c, r, mask in board.cells()}
+    empty = sprites.empty
+    for r in range(rows):
+        y = MARGIN + CELL * r
+        for c in range(columns):
+            mask = tiles.get((c, r))
+            if mask is None:
+                sprite = empty
+            elif (c, r) in glow:
+                sprite = sprites.glowing[(mask, glow[(c, r)])]
+            else:
+                sprite = sprites.tiles[mask]
+            paste(sprite, (MARGIN + CELL * c, y))
+
+    bottom = MARGIN + CELL * rows
+    right = MARGIN + CELL * columns
+    for c in range(columns):
+        label = _label(column_letters(c), False)
+        x = MARGIN + CELL * c
+        paste(label, (x, 0))
+        paste(label, (x, bottom))
+    for r in range(rows):
+        label = _label(str(r), True)
+        y = MARGIN + CELL * r
+        paste(label, (0, y))
+        paste(label, (right, y))
+
+    if last_turn:
+        placed = board.last_placed()
+        if placed:
+            draw = ImageDraw.Draw(canvas)
+            for n, (c, r) in enumerate(placed):
+                _outline(draw, cell_box(board, c, r), dashed=n > 0)
+    return canvas
+
+
+def board_png(board: Board, *, last_turn: bool = True, win: bool = True) -> bytes:
+    """A PNG picture of the position (see the module docstring).
+
+    ``last_turn`` outlines the tiles the last turn placed (the chosen one
+    solid blue, the forced ones dashed orange); ``win`` makes the winning
+    track glow gold once a loop or a line has decided the game.
+    """
+    buffer = io.BytesIO()
+    board_image(board, last_turn=last_turn, win=win).save(buffer, format="PNG", compress_level=COMPRESS_LEVEL)
+    return buffer.getvalue()
