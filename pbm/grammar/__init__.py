@@ -37,6 +37,7 @@ Choices where the command language is silent:
 """
 
 from .account_commands import (
+    SETTINGS,
     AddressesArgs,
     AllShowArgs,
     ChangePasswordArgs,
@@ -45,6 +46,7 @@ from .account_commands import (
     LoginArgs,
     MessageArgs,
     NoArgs,
+    SetArgs,
     SignupArgs,
     UseridArgs,
     VacationArgs,
@@ -91,6 +93,7 @@ __all__ = [
     "MAX_COMMAND_LENGTH",
     "PHRASES",
     "REGISTRY",
+    "SETTINGS",
     "AddressesArgs",
     "AllShowArgs",
     "BoardArgs",
@@ -117,6 +120,7 @@ __all__ = [
     "QueueArgs",
     "Scope",
     "SeekArgs",
+    "SetArgs",
     "ShowArgs",
     "ShowAsArgs",
     "SignupArgs",

@@ -96,6 +96,23 @@ class VacationArgs:
         return self.days is None
 
 
+@dataclass(frozen=True, slots=True)
+class SetArgs:
+    """``set``: a player's own settings; ``setting`` None shows them all."""
+
+    userid: UserId
+    password: Password
+    setting: str | None = None
+    value: str | None = None
+
+
+#: The settings a player can change with ``set``, each with the values it takes
+#: (the first is the default).
+SETTINGS: dict[str, tuple[str, ...]] = {
+    "pictures": ("on", "off"),
+}
+
+
 # --- parsers --------------------------------------------------------------------------
 
 _new_password = partial(read_password, new=True)
@@ -211,6 +228,26 @@ def parse_vacation(r: Reader) -> VacationArgs:
     return VacationArgs(userid, password, days)
 
 
+def parse_set(r: Reader) -> SetArgs:
+    r.expect(2, 4)
+    userid = r.read(0, "userid", read_userid)
+    password = r.read(1, "password", read_password)
+    if len(r) == 2:
+        return SetArgs(userid, password)
+    name = r.keyword(2)
+    if name not in SETTINGS:
+        r.fail(f"there is no setting called that; the settings are {', '.join(SETTINGS)}")
+    r.accept(2)
+    values = SETTINGS[name]
+    if len(r) == 3:
+        r.fail(f"say what {name} is to be: {' or '.join(values)}")
+    value = r.keyword(3)
+    if value not in values:
+        r.fail(f"{name} is {' or '.join(values)}")
+    r.accept(3)
+    return SetArgs(userid, password, name, value)
+
+
 ACCOUNT_SPECS = (
     CommandSpec(
         "help",
@@ -319,6 +356,14 @@ ACCOUNT_SPECS = (
         "USERID PASSWORD DAYS|off",
         "go on leave for some days (no reminders, no forfeits), or come back with off",
         parse_vacation,
+        secret_positions=(1,),
+    ),
+    CommandSpec(
+        "set",
+        Scope.ACCOUNT,
+        "USERID PASSWORD [SETTING VALUE]",
+        "change one of your settings (pictures on|off), or list them all",
+        parse_set,
         secret_positions=(1,),
     ),
 )

@@ -30,6 +30,7 @@ from pbm.grammar import (
     QueueArgs,
     Scope,
     SeekArgs,
+    SetArgs,
     ShowArgs,
     ShowAsArgs,
     SignupArgs,
@@ -104,6 +105,9 @@ ACCOUNT_CASES = [
     ("confirm address k7qmx-2d9pa", "confirm address", CodeArgs(Password("K7QMX2D9PA"))),
     ("vacation alice s3cret 14", "vacation", VacationArgs(ALICE, PW, 14)),
     ("vacation alice s3cret OFF", "vacation", VacationArgs(ALICE, PW, None)),
+    ("set alice s3cret", "set", SetArgs(ALICE, PW)),
+    ("set alice s3cret pictures off", "set", SetArgs(ALICE, PW, "pictures", "off")),
+    ("SET alice s3cret Pictures ON", "set", SetArgs(ALICE, PW, "pictures", "on")),
 ]
 
 

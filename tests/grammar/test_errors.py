@@ -154,6 +154,9 @@ CASES = [
         usage("vacation"),
     ),
     ("vacation alice s3cret 400", ["a number of days is at most 365"], usage("vacation")),
+    ("set alice s3cret pictures", ["say what pictures is to be: on or off"], usage("set")),
+    ("set alice s3cret pictures maybe", ["pictures is on or off"], usage("set")),
+    ("set alice s3cret colour red", ["there is no setting called that; the settings are pictures"], usage("set")),
     ("trax limit alice s3cret -1", ["the limit is not valid"], usage("limit")),
     ("trax seek alice s3cret 1000", ["a number of opponents is at most 999"], usage("seek")),
     # --- addresses

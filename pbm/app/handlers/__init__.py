@@ -29,6 +29,7 @@ HANDLERS: Mapping[str, Handler] = MappingProxyType({
     "signoff": account.signoff,
     "delete": account.delete,
     "vacation": account.vacation,
+    "set": account.settings,
     "list": account.list_games,
     "message": account.message,
     "broadcast": account.broadcast,

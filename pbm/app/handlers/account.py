@@ -116,6 +116,18 @@ def vacation(req: Request) -> list[Reply]:
     return replies
 
 
+def settings(req: Request) -> list[Reply]:
+    """``set``: change one of the player's own settings, or list them."""
+    a = req.args
+    user = login(req.ctx, a.userid, a.password)
+    if a.setting == "pictures":
+        req.store.set_pictures(user["id"], a.value == "on")
+        user = req.store.user_by_id(user["id"])
+    values = {"pictures": "on" if user["pictures"] else "off"}
+    return [Reply("replies/settings.txt", account_addresses(req.store, user, req.sender),
+                  {"userid": user["userid"], "changed": a.setting, "settings": values})]
+
+
 def list_games(req: Request) -> list[Reply]:
     counts = req.store.active_counts()
     games = [{"name": v.name, "title": v.title, "active": counts.get(v.name, 0)} for v in VARIANTS.values()]

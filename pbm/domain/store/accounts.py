@@ -3,6 +3,7 @@ login state and one-time codes, vacations and broadcasts."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -76,6 +77,23 @@ class AccountTables(StoreBase):
 
     def set_password_hash(self, user_id: int, password_hash: str) -> None:
         self._update("users", "id", user_id, {"password_hash": password_hash})
+
+    def set_pictures(self, user_id: int, on: bool) -> None:
+        self._update("users", "id", user_id, {"pictures": int(on)})
+
+    def addresses_without_pictures(self, addresses: Iterable[str]) -> set[str]:
+        """Those of ``addresses`` (as given) that belong to a live account
+        whose player turned board pictures off."""
+        wanted = {a.lower(): a for a in addresses}
+        if not wanted:
+            return set()
+        marks = ", ".join("?" * len(wanted))
+        rows = self._all(
+            "SELECT DISTINCT lower(a.address) AS address FROM addresses a JOIN users u ON u.id = a.user_id "
+            f"WHERE u.pictures = 0 AND u.deleted_at IS NULL AND lower(a.address) IN ({marks})",
+            tuple(wanted),
+        )
+        return {wanted[r["address"]] for r in rows}
 
     def set_signed_off(self, user_id: int, signed_off: bool) -> None:
         self._update("users", "id", user_id, {"signed_off": int(signed_off)})

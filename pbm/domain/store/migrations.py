@@ -276,6 +276,11 @@ THROTTLES = """
         CREATE INDEX boards_created ON boards(created_at);
 """
 
+# A player's own settings (issue 16): board pictures in mail, on by default.
+SETTINGS = """
+        ALTER TABLE users ADD COLUMN pictures INTEGER NOT NULL DEFAULT 1;
+"""
+
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
@@ -284,4 +289,5 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (4, "tournaments", TOURNAMENTS),
     (5, "account security and limits", SECURITY),
     (6, "wrong passwords counted by sender, daily caps", THROTTLES),
+    (7, "players' settings", SETTINGS),
 ]
