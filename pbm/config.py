@@ -86,12 +86,17 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True, kw_only=True)
 class ServerConfig:
-    """``[server]``: who the server is and where it keeps its state."""
+    """``[server]``: who the server is and where it keeps its state.
+
+    ``pictures``: board mails carry a PNG picture of the board in an HTML
+    alternative (players can still turn it off for themselves with ``set``).
+    """
 
     address: str = "pbm@localhost"
     name: str = "Trax PBM"
     database: Path = Path("pbm.sqlite3")
     log_level: str = "INFO"
+    pictures: bool = True
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -327,6 +332,7 @@ def _server(t: _Table) -> ServerConfig:
         name=t.text("name"),
         database=t.path("database"),
         log_level=t.choice("log_level", LOG_LEVELS, normalise=str.upper),
+        pictures=t.boolean("pictures"),
     )
 
 

@@ -72,4 +72,4 @@ def test_an_installed_wheel_answers_help_and_plays_a_move(wheel, tmp_path):
     replies = execute("alice@example.org", "trax move 101 alice apple @0+")
     assert [(str(m["To"]), str(m["Subject"])) for m in replies] == [
         ("alice@example.org", "Trax Board 101 bob"), ("bob@example.org", "Trax Board 101 bob")]
-    assert "alice played @0+ (move 1)." in replies[0].get_content()
+    assert "alice played @0+ (move 1)." in replies[0].get_body(("plain",)).get_content()

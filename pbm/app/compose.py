@@ -18,8 +18,16 @@ transaction instead of mailing a half-filled reply.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
-from dataclasses import dataclass
+import secrets
+import textwrap
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import Message
 from email.utils import format_datetime, make_msgid
@@ -32,9 +40,10 @@ from jinja2 import Environment, FunctionLoader, StrictUndefined
 from pbm.config import Config
 from pbm.grammar import REGISTRY, usage
 from pbm.trax import Board
+from pbm.trax.picture import board_png
 from pbm.trax.render import render as render_board
 
-from .messages import outgoing
+from .messages import Attachment, outgoing
 from .request import Reply
 
 #: A Message-ID that a reply may name in In-Reply-To and References:
@@ -45,14 +54,142 @@ MESSAGE_ID = re.compile(r"<[!#-;=?A-~]+@[!#-;=?A-~]+>")
 TEMPLATES: Traversable = files("pbm").joinpath("templates")
 
 
+#: How many board pictures a composer keeps (one per board state; a turn's
+#: board mail, the show that follows it and the error a late move gets all
+#: draw the same state).
+PICTURE_CACHE = 64
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A board picture ready to attach: the PNG, its Content-ID (without the
+    angle brackets), its alt text and size, and its base64 lines."""
+
+    cid: str
+    png: bytes
+    alt: str
+    width: int
+    height: int
+    base64: str
+    marked: bool = False  # the last turn is outlined
+    forced: bool = False  # ... and it forced tiles
+    won: bool = False  # a winning loop or line is highlighted
+
+
 @dataclass(frozen=True)
 class Text:
+    """A rendered reply: its subject and text body, and for the HTML part the
+    body again in ``pieces`` (text, or the picture that stands there)."""
+
     subject: str
     body: str
+    pieces: tuple[str | Picture, ...] = ()
+
+    @property
+    def pictures(self) -> tuple[Picture, ...]:
+        return tuple(p for p in self.pieces if isinstance(p, Picture))
 
 
-def _diagram(board: Board, style: str = "full", highlight_last: bool = False) -> str:
-    return render_board(board, style, highlight_last=highlight_last)
+#: The widest line a reply may have (RFC 5322 recommends 78).
+WIDTH = 78
+
+
+def wrap(text: str, width: int = WIDTH, hang: int = 0) -> str:
+    """Each line of ``text`` folded at blanks to at most ``width`` columns;
+    a continuation keeps the line's own indent plus ``hang`` blanks.  A word
+    longer than a whole line (an address, a URL) is cut where it must be."""
+    out: list[str] = []
+    for line in str(text).split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        out += textwrap.wrap(line, width, initial_indent="", subsequent_indent=indent + " " * hang,
+                             break_on_hyphens=False, drop_whitespace=True) or [""]
+    return "\n".join(out)
+
+
+def reflow(text: str, width: int = WIDTH) -> str:
+    """Prose made to fit: each paragraph (lines with no indent, up to a
+    blank or an indented line) joined and folded again at ``width``; indented
+    lines (examples, commands to copy) stay as they are, folded only when
+    too long."""
+    out: list[str] = []
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            out.extend(textwrap.wrap(" ".join(paragraph), width, break_on_hyphens=False) or [""])
+            paragraph.clear()
+
+    for line in str(text).split("\n"):
+        if not line.strip():
+            flush()
+            out.append("")
+        elif line[0] == " ":
+            flush()
+            out.append(wrap(line, width, hang=2))
+        else:
+            paragraph.append(line.strip())
+    flush()
+    return "\n".join(out)
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[object]], align: str = "", *, lead: int = 1,
+          indent: int = 0, width: int = WIDTH) -> str:
+    """Rows of cells in columns as wide as their widest cell, two blanks
+    apart (``align``: a ``<`` or ``>`` per column; left when not said).
+
+    A table too wide for ``width`` keeps its first ``lead`` columns aligned
+    and lets each row run on: a cell that does not fit on the line goes to
+    the next one, under the first cell after the lead (the heading names
+    those columns in one run, "White / Black / Status")."""
+    header = [str(h) for h in header]
+    body = [[str(c) for c in row] for row in rows]
+    columns = len(header)
+    widths = [max([len(header[i]), *(len(r[i]) for r in body)]) for i in range(columns)]
+    sides = (align + "<" * columns)[:columns]
+    pad = " " * indent
+
+    def cell(i: int, text: str) -> str:
+        return text.rjust(widths[i]) if sides[i] == ">" else text.ljust(widths[i])
+
+    if indent + sum(widths) + 2 * (columns - 1) <= width:
+        lines = ["  ".join(cell(i, c) for i, c in enumerate(row)) for row in [list(header), *body]]
+        return "\n".join(pad + line.rstrip() for line in lines)
+    start = indent + sum(widths[:lead]) + 2 * lead
+    out = [pad + "  ".join([*(cell(i, header[i]) for i in range(lead)), " / ".join(header[lead:])])]
+    for row in body:
+        line = pad + "  ".join(cell(i, row[i]) for i in range(lead))
+        for text in row[lead:]:
+            if len(line) + 2 + len(text) <= width:
+                line = f"{line}  {text}"
+            else:  # on the next line, under the run-on columns (or further left if need be)
+                out.append(line.rstrip())
+                line = " " * min(start, max(width - len(text), 0)) + text
+        out.append(line.rstrip())
+    return "\n".join(out)
+
+
+def _diagram(board: Board, style: str = "auto", highlight_last: bool = False, hint: bool = True) -> str:
+    return render_board(board, style, highlight_last=highlight_last, hint=hint)
+
+
+@dataclass
+class _Collector:
+    """The boards a reply's templates asked to picture, while it renders."""
+
+    nonce: str = field(default_factory=lambda: secrets.token_hex(6))
+    boards: list[Board] = field(default_factory=list)
+
+    def marker(self, index: int) -> str:
+        return f"\x00{self.nonce}:{index}\x00"
+
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(f"\x00{self.nonce}:(\\d+)\x00")
+
+
+_collecting: ContextVar[_Collector | None] = ContextVar("pbm_pictures", default=None)
 
 
 def _template(name: str) -> Traversable:
@@ -72,8 +209,43 @@ class Renderer:
             autoescape=False,
             auto_reload=False,  # templates are read once: no look at every include per reply
         )
-        self.env.globals.update(usage=usage, registry=REGISTRY, **globals_)
+        self.env.globals.update(usage=usage, registry=REGISTRY, picture=self._picture, table=table, **globals_)
         self.env.filters["diagram"] = _diagram
+        self.env.filters["wrap"] = wrap
+        self.env.filters["reflow"] = reflow
+        self.html = Environment(
+            loader=FunctionLoader(self._source),
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            autoescape=True,
+            auto_reload=False,
+        )
+
+    @staticmethod
+    def _picture(board: Board | dict[str, Any]) -> str:
+        """``{{ picture(view) }}`` in a template: where the board's picture
+        stands in the HTML part (the text part leaves the line out)."""
+        collector = _collecting.get()
+        if collector is None:
+            return ""
+        collector.boards.append(board["board"] if isinstance(board, dict) else board)
+        return collector.marker(len(collector.boards) - 1)
+
+    @contextmanager
+    def collecting(self) -> Iterator[_Collector]:
+        """Renders inside the block note the boards they picture."""
+        collector = _Collector()
+        token = _collecting.set(collector)
+        try:
+            yield collector
+        finally:
+            _collecting.reset(token)
+
+    def html_page(self, subject: str, pieces: Iterable[str | Picture]) -> str:
+        """The HTML part: the text in ``<pre>`` blocks and the pictures."""
+        parts = [{"text": p} if isinstance(p, str) else {"picture": p} for p in pieces]
+        return self.html.get_template("html/mail.html").render(subject=subject, parts=parts)
 
     @staticmethod
     def _source(name: str) -> str | None:
@@ -100,11 +272,12 @@ class Renderer:
 
 class Composer:
     """Turns replies into mail from the server: each rendered once, then one
-    message per recipient."""
+    message per recipient (with the board pictures for those who want them)."""
 
     def __init__(self, config: Config, renderer: Renderer | None = None) -> None:
         self.config = config
         self.renderer = renderer or Renderer()
+        self._pictures: OrderedDict[tuple[str, str], Picture] = OrderedDict()
 
     @property
     def domain(self) -> str:
@@ -113,15 +286,69 @@ class Composer:
 
     def text(self, reply: Reply) -> Text:
         """The reply rendered, its body at most ``[limits] max_reply_bytes``
-        long (what is cut is said in a note at the end)."""
+        long (what is cut is said in a note at the end), with the pictures
+        of the boards it shows (when the server draws them)."""
         server = self.config.server
-        if reply.template == "replies/combined.txt":
-            parts = [self.renderer.render(p.template, **{"server": server, **p.context})
-                     for p in reply.context["parts"]]
-            text = self.renderer.render(reply.template, server=server, parts=parts)
-        else:
-            text = self.renderer.render(reply.template, **{"server": server, **reply.context})
-        return self._cut(text)
+        with self.renderer.collecting() as collector:
+            if reply.template == "replies/combined.txt":
+                parts = [self.renderer.render(p.template, **{"server": server, **p.context})
+                         for p in reply.context["parts"]]
+                text = self.renderer.render(reply.template, server=server, parts=parts)
+            else:
+                text = self.renderer.render(reply.template, **{"server": server, **reply.context})
+        # the templates keep to the width; what a player wrote (a comment of
+        # one long line, a long address) is folded here, the last word on it
+        text = Text(text.subject, wrap(text.body))
+        return self._place_pictures(self._cut(text), collector)
+
+    def _place_pictures(self, text: Text, collector: _Collector) -> Text:
+        """The text part without the picture markers; the pieces of the HTML
+        part with a picture at each marker (none when pictures are off)."""
+        if not collector.boards:
+            return text
+        pattern = collector.pattern()
+        # a marker stands on a line of its own: the text part drops the line
+        plain = re.sub(f"^{pattern.pattern}\n?", "", text.body, flags=re.MULTILINE)
+        plain = pattern.sub("", plain)
+        if not self.config.server.pictures:
+            return Text(text.subject, plain)
+        # the pictures and the HTML copy of the text count against the
+        # reply's size cap too: boards past it are shown in text only
+        budget = self.config.limits.max_reply_bytes - 2 * len(plain.encode("utf-8"))
+        pieces: list[str | Picture] = []
+        for n, chunk in enumerate(re.split(f"^{pattern.pattern}\n?", text.body, flags=re.MULTILINE)):
+            if n % 2:
+                picture = self.picture(collector.boards[int(chunk)])
+                budget -= len(picture.base64)
+                if budget >= 0:
+                    pieces.append(picture)
+            else:
+                chunk = pattern.sub("", chunk)
+                if chunk.strip():
+                    pieces.append(chunk)
+        return Text(text.subject, plain, tuple(pieces))
+
+    def picture(self, board: Board) -> Picture:
+        """The picture of ``board`` as it stands, drawn once per board state."""
+        key = (board.variant.name, " ".join(str(m) for m in board.moves))
+        found = self._pictures.get(key)
+        if found is not None:
+            self._pictures.move_to_end(key)
+            return found
+        png = board_png(board)
+        digest = hashlib.sha256(png).hexdigest()[:20]
+        last = board.last_turn()
+        alt = " ".join(self.renderer.partial("html/picture-alt.txt", board=board).split())
+        picture = Picture(
+            cid=f"board-{board.ply}-{digest}@{self.domain}", png=png, alt=alt,
+            width=int.from_bytes(png[16:20], "big"), height=int.from_bytes(png[20:24], "big"),
+            base64=base64.encodebytes(png).decode("ascii"), marked=last is not None,
+            forced=bool(last and last.forced), won=board.winning_track() is not None,
+        )
+        self._pictures[key] = picture
+        if len(self._pictures) > PICTURE_CACHE:
+            self._pictures.popitem(last=False)
+        return picture
 
     def _cut(self, text: Text) -> Text:
         limit = self.config.limits.max_reply_bytes
@@ -133,18 +360,31 @@ class Composer:
         kept = kept[: kept.rfind("\n") + 1] if "\n" in kept else kept
         return Text(text.subject, kept + note)
 
-    def compose(self, replies: list[Reply], key: str, now: datetime) -> list[Message]:
+    def compose(self, replies: list[Reply], key: str, now: datetime,
+                without_pictures: Callable[[Iterable[str]], set[str]] | None = None) -> list[Message]:
         """The messages of ``replies`` to the mail ``key`` (a Message-ID they
-        answer, when it is one)."""
+        answer, when it is one).  ``without_pictures`` names, of a reply's
+        recipients, those whose players turned pictures off."""
         server = self.config.server
         in_reply_to = key if MESSAGE_ID.fullmatch(key) and "=?" not in key else None
         out = []
         for reply in replies:
             text = self.text(reply)
-            for recipient in dict.fromkeys(reply.to):
+            recipients = list(dict.fromkeys(reply.to))
+            html = None
+            plain_only: set[str] = set()
+            if text.pictures:
+                html = self.renderer.html_page(text.subject, text.pieces)
+                if without_pictures is not None:
+                    plain_only = without_pictures(recipients)
+            attachments = [Attachment("image/png", p.base64, cid=p.cid, filename=f"trax-{p.cid.split('@')[0]}.png")
+                           for p in text.pictures]
+            for recipient in recipients:
+                pictured = html is not None and recipient not in plain_only
                 out.append(outgoing(
                     sender=(server.name, server.address), recipient=recipient, subject=text.subject,
                     body=text.body, date=format_datetime(now), message_id=make_msgid(domain=self.domain),
-                    in_reply_to=in_reply_to,
+                    in_reply_to=in_reply_to, html=html if pictured else None,
+                    related=attachments if pictured else (),
                 ))
         return out

@@ -10,6 +10,8 @@ breaks, so nothing a player writes can add a header or a recipient.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from email import charset as _charset
 from email.header import Header
 from email.message import Message
@@ -28,6 +30,54 @@ def _header(value: str) -> str:
     return value if value.isascii() else Header(value, "utf-8").encode()
 
 
+@dataclass(frozen=True)
+class Attachment:
+    """A part shown inside the HTML part: its type, its content already in
+    base64 lines, and the Content-ID the HTML names it by."""
+
+    content_type: str
+    base64: str
+    cid: str
+    filename: str
+
+
+def _text_part(msg: Message, body: str, subtype: str = "plain") -> None:
+    """``body`` as the payload of ``msg``: 7bit when it is plain ASCII with
+    short lines, else UTF-8 quoted-printable."""
+    if body.isascii() and all(len(line) <= 998 for line in body.splitlines()):
+        msg["Content-Type"] = f'text/{subtype}; charset="us-ascii"'
+        msg["Content-Transfer-Encoding"] = "7bit"
+        msg.set_payload(body)
+    else:
+        msg.set_payload(body, charset=_UTF8)
+        if subtype != "plain":
+            msg.set_type(f"text/{subtype}")
+
+
+def _html_part(html: str) -> Message:
+    """The HTML always goes quoted-printable: its lines can be long."""
+    part = Message()
+    part.set_payload(html, charset=_UTF8)
+    part.set_type("text/html")
+    return part
+
+
+def _related(html: str, related: Sequence[Attachment]) -> Message:
+    """``multipart/related``: the HTML part, then what it shows."""
+    group = Message()
+    group["Content-Type"] = 'multipart/related; type="text/html"'
+    group.attach(_html_part(html))
+    for item in related:
+        part = Message()
+        part["Content-Type"] = f'{item.content_type}; name="{_header(item.filename)}"'
+        part["Content-Transfer-Encoding"] = "base64"
+        part["Content-ID"] = f"<{_header(item.cid)}>"
+        part["Content-Disposition"] = f'inline; filename="{_header(item.filename)}"'
+        part.set_payload(item.base64)
+        group.attach(part)
+    return group
+
+
 def outgoing(
     *,
     sender: tuple[str, str],
@@ -38,10 +88,15 @@ def outgoing(
     message_id: str,
     in_reply_to: str | None = None,
     auto_reply: bool = True,
+    html: str | None = None,
+    related: Sequence[Attachment] = (),
 ) -> Message:
-    """A plain-text message from values we made or checked.  Replies carry
-    ``Auto-Submitted: auto-replied`` (``auto_reply``).  The body goes as 7bit
-    when it is plain ASCII with short lines, else as UTF-8 quoted-printable."""
+    """A message from values we made or checked.  Replies carry
+    ``Auto-Submitted: auto-replied`` (``auto_reply``).  The text body goes as
+    7bit when it is plain ASCII with short lines, else as UTF-8
+    quoted-printable.  With ``html``, the message is ``multipart/alternative``:
+    the text part first, then the HTML part with ``related`` (the pictures it
+    shows) in a ``multipart/related``."""
     msg = Message()
     msg["From"] = _header(formataddr(sender, charset="utf-8"))
     msg["To"] = _header(recipient)
@@ -53,13 +108,15 @@ def outgoing(
         msg["References"] = _header(in_reply_to)
     if auto_reply:
         msg["Auto-Submitted"] = "auto-replied"
-    if body.isascii() and all(len(line) <= 998 for line in body.splitlines()):
-        msg["MIME-Version"] = "1.0"
-        msg["Content-Type"] = 'text/plain; charset="us-ascii"'
-        msg["Content-Transfer-Encoding"] = "7bit"
-        msg.set_payload(body)
-    else:
-        msg.set_payload(body, charset=_UTF8)
+    msg["MIME-Version"] = "1.0"
+    if html is None:
+        _text_part(msg, body)
+        return msg
+    msg["Content-Type"] = "multipart/alternative"
+    text = Message()
+    _text_part(text, body)
+    msg.attach(text)
+    msg.attach(_related(html, related) if related else _html_part(html))
     return msg
 
 

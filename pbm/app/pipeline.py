@@ -151,7 +151,7 @@ class Pipeline:
                 else:
                     replies, done = self._run(commands, sender, now)
                     summary = "; ".join(done) or "no command"
-                messages = self.composer.compose(replies, key, now)
+                messages = self.composer.compose(replies, key, now, self.store.addresses_without_pictures)
                 self.store.record_handled(key, sender, summary, "handled", now)
                 for m in messages:
                     self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now)

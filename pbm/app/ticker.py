@@ -69,7 +69,8 @@ def run_tick(pipeline: Pipeline, now: datetime, *, dry_run: bool = False) -> lis
     store = pipeline.store
     messages: list[Message] = []
     with transaction(store, dry_run=dry_run):
-        messages = pipeline.composer.compose(tick(pipeline.context(now)), "clock", now)
+        messages = pipeline.composer.compose(tick(pipeline.context(now)), "clock", now,
+                                             pipeline.store.addresses_without_pictures)
         for m in messages:
             store.queue_reply(None, str(m["To"]), wire_bytes(m), now)
     if messages:

@@ -30,9 +30,21 @@ def clock_view(clock: BoardClock) -> dict[str, Any]:
     }
 
 
-def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewer: Row | None = None) -> dict[str, Any]:
+def last_turn_view(game: Game, board: Board) -> dict[str, Any] | None:
+    """The last turn of ``board``: who played it, the move as recorded, and
+    the tiles it forced (named as the board now stands)."""
+    last = board.last_turn()
+    if last is None:
+        return None
+    return {"player": game.player(colour_of_turn(board.ply))["userid"], "move": str(last.move),
+            "placed": str(last.placed), "forced": [str(m) for m in last.forced]}
+
+
+def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewer: Row | None = None,
+               trial: bool = False) -> dict[str, Any]:
     """Everything a template shows about a board (``position``: an earlier
-    position of it instead; ``viewer``: a player, who sees their own queue)."""
+    position of it instead, or with ``trial`` the position a submitted move
+    would give; ``viewer``: a player, who sees their own queue)."""
     row = game.row
     variant = get_variant(row["game"])
     board = position or game.board
@@ -48,13 +60,14 @@ def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewe
         pending = {"kind": row["pending_kind"], "by": names.get(row["pending_by"], "?")}
     queued = ctx.store.queued(game.number, viewer["id"]) if viewer is not None else None
     outcome_winner = row["winner"]
+    current = game.active and position is None
     return {
         "number": game.number,
         "game": row["game"],
         "title": variant.title,
         "white": game.white["userid"],
         "black": game.black["userid"],
-        "active": game.active and position is None,
+        "active": current,
         "finished": not game.active,
         "to_move": game.player(board.turn)["userid"] if game.active else None,
         "to_move_colour": board.turn,
@@ -64,7 +77,11 @@ def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewe
         "rated": bool(row["rated"]),
         "moves": listed,
         "ply": board.ply,
-        "after": position.ply if position is not None else None,
+        "after": position.ply if position is not None and not trial else None,
+        "trial": trial,
+        "total_moves": len(moves),
+        "last_turn": last_turn_view(game, board),
+        "next": {"userid": game.player(board.turn)["userid"], "number": board.ply + 1} if current else None,
         "pending": pending,
         "queued": queued,
         "board": board,
@@ -93,22 +110,25 @@ def group_table(event: Event, stage: str | None) -> dict[str, Any]:
     order = [s.player for s in table]
     grid = scoring.crosstable(order, games_and_byes(pairings)[0])
     withdrawn = {e["user_id"] for e in event.entrants if e["withdrawn_at"] is not None}
-    marks = {1.0: "1", 0.5: "½", 0.0: "0", None: "."}
+    marks = {1.0: "1", 0.5: "1/2", 0.0: "0", None: "."}
     rows: list[dict[str, Any]] = []
+    tied = {rank: sum(1 for s in table if s.rank == rank) for rank in {s.rank for s in table}}
     for s in table:
         cells = []
         for other in order:
             if other == s.player:
                 cells.append("*")
             else:
-                cells.append("".join(marks[r] for r in grid.get(s.player, {}).get(other, [])))
+                cells.append(" ".join(marks[r] for r in grid.get(s.player, {}).get(other, [])))
         rows.append({
-            "rank": s.rank, "userid": event.userid(s.player), "withdrawn": s.player in withdrawn,
+            "rank": s.rank, "place": f"{s.rank}-{s.rank + tied[s.rank] - 1}" if tied[s.rank] > 1 else str(s.rank),
+            "number": len(rows) + 1, "userid": event.userid(s.player), "withdrawn": s.player in withdrawn,
             "cells": cells, "score": s.score, "sb": s.sonneborn_berger, "buchholz": s.buchholz,
             "wins": s.wins, "games": s.games, "byes": s.byes,
         })
     width = max([len(c) for r in rows for c in r["cells"]] + [1])
     return {"stage": stage, "rows": rows, "width": max(width, 2), "size": len(rows),
+            "ties": any(n > 1 for n in tied.values()),
             "swiss": event.row["format"] == "swiss", "withdrawn": bool(withdrawn & set(order))}
 
 

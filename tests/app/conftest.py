@@ -68,12 +68,16 @@ def is_error(msg: Message) -> bool:
 
 
 def text_of(msg: EmailMessage) -> str:
-    return msg.get_content()
+    """The text a player reads: the body, or the text part of a mail with a
+    picture (multipart/alternative)."""
+    part = msg.get_body(("plain",))
+    assert part is not None, msg.get_content_type()
+    return part.get_content()
 
 
 def flat(msg: EmailMessage) -> str:
     """The body with every run of blanks and line breaks made one blank."""
-    return " ".join(msg.get_content().split())
+    return " ".join(text_of(msg).split())
 
 
 def to_of(msg: EmailMessage) -> str:

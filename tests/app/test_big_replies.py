@@ -48,8 +48,9 @@ def test_a_reply_is_cut_at_its_cap_with_a_note(loose: Mailbox):
     replies = loose.send("x@example.org", "multiple", "\n".join(["trax show alice"] * 20))
     (reply,) = replies
     assert to_of(reply) == "x@example.org"
-    body = reply.get_payload(decode=True)
+    body = reply.get_body(("plain",)).get_payload(decode=True)
     assert 45_000 < len(body) <= 50_000
+    assert len(bytes(reply)) < 2 * 50_000 + 10_000  # text, its HTML copy and the pictures that fit
     assert body.endswith(b"Ask for less at a time.]\n")
     assert "The rest of this reply is left out" in flat(reply) and "most this server mails is 50,000" in flat(reply)
 

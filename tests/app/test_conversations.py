@@ -209,7 +209,7 @@ def test_show_board_at_move_n_and_record(players):
     play_moves(players, 101, ["@0/", "B1+", "C1/"])
     replies = players.send("carol@example.org", "trax show 101#2")
     body = text_of(replies[0])
-    assert "Board 101 as it stood after move 2." in body
+    assert "Board 101 as it stood after move 2, B1+ by bob; the game now has 3 moves." in body
     assert "C1/" not in body
     record = text_of(players.send("carol@example.org", "trax record 101")[0])
     assert "1. @0/\n2. B1+\n3. C1/" in record

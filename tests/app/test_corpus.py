@@ -82,7 +82,7 @@ EXPECTED: dict[str, Expect] = {
         checks=((user_exists("carol"), True),)),
     "outlook_reply_command_in_body.eml": Expect(  # RE: board mail, command on the first body line
         "handled", (A, B), subjects("Trax Board 101 bob **"), must=("alice played @0+", "Here goes."),
-        must_not=("Original Message", "PASSWORD", "apple"), checks=PLAYED),
+        must_not=("Original Message", "PASSWORD @0+#1", "apple"), checks=PLAYED),
     "gmail_re_move_base64.eml": Expect(
         "handled", (A, B), subjects("Trax Board 101 bob **"), must=("alice played @0/", "Good luck, Bob!"),
         must_not=("wrote:", "gmail_quote", "<div"), checks=((moves(), ["@0/"]),)),
@@ -251,7 +251,7 @@ def flat(text: str) -> str:
 
 
 def reply_text(msg: EmailMessage) -> str:
-    return f"{msg['Subject']}\n{msg.get_content()}"
+    return f"{msg['Subject']}\n{msg.get_body(('plain',)).get_content()}"
 
 
 def test_the_corpus_is_big_enough_and_every_message_has_its_expectation():
@@ -283,7 +283,7 @@ def test_each_message_gets_its_expected_outcome(world, store, name):
 def test_a_multiple_body_of_1000_lines_runs_the_first_100(world):
     result = world("multiple_1000_lines.eml")
     (reply,) = [parsed(r) for r in result.replies]
-    sections = [line for line in reply.get_content().splitlines() if line.startswith("=== ")]
+    sections = [line for line in reply.get_body(("plain",)).get_content().splitlines() if line.startswith("=== ")]
     assert len(sections) == 101  # 100 answers and the note about the rest
     assert sections[:100] == ["=== Trax PBM games ==="] * 100
     assert result.summary.count("list") == 100
@@ -296,7 +296,7 @@ def test_the_large_attachment_is_really_over_the_limit(config):
 
 def test_a_long_body_is_relayed_shortened(world):
     result = world("very_long_body.eml")
-    body = parsed(result.replies[0]).get_content()
+    body = parsed(result.replies[0]).get_body(("plain",)).get_content()
     assert 3900 < len(body) < 4400
 
 
@@ -328,7 +328,9 @@ def test_invariants_hold_for_every_message(world, store, name):
         assert not msg.defects, msg.defects
         for header, value in msg.items():
             assert not getattr(value, "defects", ()), (header, value.defects)
-        msg.get_content()  # the body decodes
+        for part in msg.walk():  # every part decodes
+            if not part.is_multipart():
+                part.get_content()
         assert msg["Auto-Submitted"] == "auto-replied"
         if had_message_id:
             assert str(msg["In-Reply-To"]).strip() == " ".join(str(source["Message-ID"]).split())

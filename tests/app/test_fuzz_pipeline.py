@@ -118,7 +118,9 @@ class Server:
             (to,) = msg.get_all("To")
             (address,) = [a for _, a in getaddresses([str(to)])]
             assert address.lower() in allowed
-            msg.get_content()
+            for part in msg.walk():  # every part decodes
+                if not part.is_multipart():
+                    part.get_content()
 
     def mail(self, subject: bytes, body: bytes, *, sender: str = "alice@example.org", extra: bytes = b"",
              cte: str = "8bit") -> bytes:

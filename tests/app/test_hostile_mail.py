@@ -3,7 +3,7 @@ a crash, so never stored as failed), and answered once."""
 
 from __future__ import annotations
 
-from .conftest import Mailbox, text_of
+from .conftest import Mailbox, flat
 
 
 def raw_mail(content_type: str, body: bytes, subject: bytes = b"help", mid: str = "hostile") -> bytes:
@@ -28,7 +28,7 @@ def test_mime_nested_a_thousand_deep_is_read_from_its_subject(mail: Mailbox):
 def test_mime_nested_deeper_than_the_reader_looks_gives_no_body_commands(mail: Mailbox):
     replies = mail.deliver(raw_mail('multipart/mixed; boundary="b0"', nested(40, b"signup eve pw"), subject=b""))
     assert [r["Subject"] for r in replies] == ["Trax error"]
-    assert "found none" in text_of(replies[0])
+    assert "found none" in flat(replies[0])
     assert mail.pipeline.store.find_user("eve") is None
 
 

@@ -44,7 +44,15 @@ def check_game_replies(sink) -> None:
     assert len(received) == 22
     final = replies_to(sink, "bob@example.org")[-1]
     assert final["Subject"] == "Trax Board 101"
-    assert "Game won by alice (white loop)." in final.get_content()
+    assert "Game won by alice (white loop)." in final.get_body(("plain",)).get_content()
+    # every board mail arrives with its picture, the HTML naming it by Content-ID
+    for msg in [r.message() for r in received]:
+        if "Board 101" not in str(msg["Subject"]):
+            continue
+        assert msg.get_content_type() == "multipart/alternative"
+        png = next(p for p in msg.walk() if p.get_content_type() == "image/png")
+        assert png.get_content()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f'src="cid:{png["Content-ID"].strip("<>")}"' in msg.get_body(("html",)).get_content()
     for r in received:
         msg = r.message()
         assert msg["Auto-Submitted"] == "auto-replied"

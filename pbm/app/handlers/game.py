@@ -94,7 +94,7 @@ def move(req: Request) -> list[Reply]:
     if req.command.name == "submit":
         position, played = trial(game, written)
         submit(ctx, game, user, played)
-        view = board_view(ctx, game, position=position, viewer=user)
+        view = board_view(ctx, game, position=position, viewer=user, trial=True)
         return [req.to_sender("replies/submitted.txt", view=view, move=played, userid=user["userid"])]
     try_move(ctx, game, user, str(written.notation), turn)
     return turn_mails(ctx, game, turn, req.comment)

@@ -1,0 +1,396 @@
+"""No line of any reply is longer than 78 characters.
+
+A long session through the real pipeline, written to produce every reply
+and error template of the server with long, realistic data: userids of
+31 and 32 characters, long addresses, a board 32 columns wide, a player's
+comment written as one long line, a 12-player Swiss tournament, knockout
+and pools, nags, forfeits and every kind of error.  Every template is
+rendered along the way (a check below makes sure of it), and the text each
+template rendered is checked *before* the composer's last fold, so a
+template that relies on it is caught too.  Help pages are rendered for
+every topic and command.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+
+import pytest
+
+from pbm.app.compose import TEMPLATES, WIDTH, Renderer, Text, wrap
+from pbm.app.help import TOPICS
+from pbm.app.pipeline import Pipeline
+from pbm.app.ticker import run_tick
+from pbm.domain.store import Store
+from pbm.grammar import REGISTRY
+from pbm.trax import Board
+
+from .conftest import Clock, Mailbox, is_error, server_config, text_of
+
+# Real-looking long userids (the longest a userid may be is 32 characters)
+ALICE = "alexandria_montgomery_whitfield3"  # 32
+BOB = "bartholomew.fitzgerald-kensingt"  # 31
+CAROL = "carolina_de_la_fuente_rodriguez"  # 31
+FIRST = ["maximilian", "konstantina", "bartholomew", "evangeline", "fitzwilliam", "guinevere",
+         "hieronymus", "isadora", "jacqueline", "leopoldine", "marguerite", "nathaniel"]
+SWISS = [f"{name}_van_der_berghe_{n:02d}"[:32] for n, name in enumerate(FIRST)]
+
+
+def address(userid: str) -> str:
+    return f"{userid.replace('_', '.')}@correspondence.example-club.org"
+
+
+def pw(userid: str) -> str:
+    return "pw-" + userid[:8]
+
+
+class RecordingRenderer(Renderer):
+    """Keeps the text every template rendered, as the template made it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: dict[str, list[str]] = {}
+
+    def render(self, name: str, **context) -> Text:
+        text = super().render(name, **context)
+        self.seen.setdefault(name, []).append(text.body)  # the subject is a header: folded by the mail
+        return text
+
+    def partial(self, name: str, **context) -> str:
+        out = super().partial(name, **context)
+        self.seen.setdefault(name, []).append(out)
+        return out
+
+
+class Session:
+    def __init__(self, folder: Path, limits: str = "") -> None:
+        self.config = server_config(folder, limits)
+        self.store = Store(self.config.server.database)
+        self.renderer = RecordingRenderer()
+        self.mail = Mailbox(Pipeline(self.store, self.config, self.renderer), Clock())
+        self.errors: list[str] = []
+
+    def send(self, who: str, subject: str, body: str = "", *, error: bool = False):
+        replies = self.mail.send(address(who) if "@" not in who else who, subject, body)
+        assert replies, subject
+        if is_error(replies[0]) != error:
+            raise AssertionError(f"{subject!r} got {replies[0]['Subject']}:\n{text_of(replies[0])}")
+        return replies
+
+    def tick(self, **delta):
+        self.mail.clock.advance(**delta)
+        return run_tick(self.mail.pipeline, self.mail.clock.now)
+
+
+def legal_quiet(board: Board, skip: int = 0) -> str:
+    """A legal move that wins nothing (the moves in a fixed shuffled order,
+    ``skip`` of the quiet ones passed over), played on ``board``."""
+    moves = board.legal_moves()
+    random.Random(board.ply).shuffle(moves)
+    for move in moves:
+        board.play(move)
+        if board.outcome() is None:
+            if skip == 0:
+                return str(move)
+            skip -= 1
+        board.pop()
+    raise AssertionError("no quiet move")
+
+
+
+def play_game(s: Session, number: int, game: str, white: str, black: str, moves: list[str],
+              comment: str = "") -> None:
+    for n, move in enumerate(moves, start=1):
+        who = white if n % 2 else black
+        s.send(who, f"{game} move {number} {who} {pw(who)} {move}#{n}", comment)
+
+
+LONG_COMMENT = ("Well played! I did not see that threat coming at all, and I spent most of the evening "
+                "looking at the corner where you now have two ways to close the loop; my only hope is "
+                "the long black line along the bottom, which you will surely block next turn. " * 2).strip()
+
+#: A won Trax game from the recorded games: white closes a loop on move 11.
+LOOP_GAME = ["@0+", "@1+", "B0/", "C1/", "B0/", "B0/", "B0+", "D4+", "C1\\", "D6\\", "A2+"]
+
+
+def accounts_and_games(s: Session) -> None:
+    for who in (ALICE, BOB, CAROL):
+        s.send(who, f"signup {who} {pw(who)}")
+    s.send(ALICE, f"set {ALICE} {pw(ALICE)}")
+    s.send(ALICE, f"set {ALICE} {pw(ALICE)} pictures off")
+    s.send(ALICE, f"set {ALICE} {pw(ALICE)} pictures on")
+    s.send(CAROL, f"add {CAROL} {pw(CAROL)} {CAROL}.second-address@another-long-domain.example.org")
+    s.send(CAROL, f"change address {CAROL} {pw(CAROL)} {address(CAROL)}")
+    s.send(CAROL, f"change password {CAROL} {pw(CAROL)} {pw(CAROL)}")
+    s.send(ALICE, "list")
+    # an invitation (no password), then a board
+    s.send(CAROL, f"trax challenge {ALICE} {BOB} --nagtime=2 --forfeittime=5")
+    s.send(ALICE, f"trax challenge {ALICE} {BOB} {pw(ALICE)} --nagtime=2 --forfeittime=5")  # 101
+    s.send(CAROL, f"trax subscribe 101 {CAROL} {pw(CAROL)}")
+    s.send(CAROL, f"trax notify {CAROL} {pw(CAROL)} 101")
+    board = Board()
+    moves = [legal_quiet(board) for _ in range(5)]
+    play_game(s, 101, "trax", ALICE, BOB, moves[:4], LONG_COMMENT)
+    s.send(ALICE, f"trax submit 101 {ALICE} {pw(ALICE)} {moves[4]}#5")
+    s.send(ALICE, f"trax confirm 101 {ALICE} {pw(ALICE)}")
+    # a queued move that fails, then a queued line the opponent leaves
+    s.send(ALICE, f"trax queue 101 {ALICE} {pw(ALICE)} Z99+")
+    s.send(BOB, f"trax move 101 {BOB} {pw(BOB)} {legal_quiet(board)}#6")
+    mine = legal_quiet(board)
+    expected = legal_quiet(board.copy(), skip=1)
+    s.send(ALICE, f"trax queue 101 {ALICE} {pw(ALICE)} {mine} {expected} {legal_quiet(board.copy())}")
+    s.send(BOB, f"trax move 101 {BOB} {pw(BOB)} {legal_quiet(board)}#8")
+    s.send(BOB, f"trax move 101 {BOB} {pw(BOB)} propose", LONG_COMMENT)
+    s.send(ALICE, f"trax move 101 {ALICE} {pw(ALICE)} reject")
+    s.send(BOB, f"trax move 101 {BOB} {pw(BOB)} undo")
+    s.send(ALICE, f"trax move 101 {ALICE} {pw(ALICE)} accept")
+    s.send(BOB, f"trax chat 101 {BOB} {pw(BOB)}", LONG_COMMENT)
+    s.send(CAROL, "trax show 101#3")
+    s.send(CAROL, f"trax show {ALICE} {BOB} active")
+    s.send(ALICE, f"trax showas {ALICE} {pw(ALICE)} 101")
+    s.send(CAROL, f"trax games {ALICE} {BOB}")
+    s.send(CAROL, f"all show {ALICE}")
+    s.send(CAROL, "trax record 101")
+    s.send(CAROL, "trax preview new @0/ B1+ A2\\")
+    s.send(CAROL, "trax preview 101 " + legal_quiet(Board.replay(s.store.board(101)["moves"].split())))
+    # a won game (a loop), rated, with its rating changes
+    s.send(ALICE, f"trax challenge {ALICE} {BOB} {pw(ALICE)}")  # 102
+    play_game(s, 102, "trax", ALICE, BOB, LOOP_GAME, "A long line of comment " * 6)
+    s.send(CAROL, "trax show 102#4")
+    # a looptrax board 32 columns wide: straights in a row
+    s.send(ALICE, f"looptrax challenge {ALICE} {BOB} {pw(ALICE)}")  # 103
+    wide = ["@0+"]
+    board = Board("looptrax")
+    board.play("@0+")
+    for _ in range(31):
+        move = next(str(m) for m in board.legal_moves() if m.symbol == "+" and m.row == 1 and m.column > 1
+                    and m.column == board.width + 1)
+        board.play(move)
+        wide.append(move)
+    play_game(s, 103, "looptrax", ALICE, BOB, wide)
+    s.send(CAROL, "looptrax show 103")
+    s.send(ALICE, f"looptrax move 103 {ALICE} {pw(ALICE)} resign")
+    # a game cancelled, one resigned, an 8x8 game drawn by agreement
+    s.send(BOB, f"trax challenge {BOB} {ALICE} {pw(BOB)}")  # 104
+    s.send(BOB, f"trax resign 104 {BOB} {pw(BOB)}")
+    s.send(BOB, f"8x8trax challenge {BOB} {ALICE} {pw(BOB)} -unrated")  # 105
+    s.send(BOB, f"8x8trax move 105 {BOB} {pw(BOB)} propose")
+    s.send(ALICE, f"8x8trax move 105 {ALICE} {pw(ALICE)} propose")
+    s.send(CAROL, "trax standings")
+    s.send(CAROL, "trax history")
+    s.send(ALICE, f"trax accept {ALICE} {pw(ALICE)}")
+    s.send(ALICE, f"trax limit {ALICE} {pw(ALICE)} 30")
+    s.send(ALICE, f"trax seek {ALICE} {pw(ALICE)} 3")
+    s.send(ALICE, f"message {ALICE} {pw(ALICE)} {BOB} {CAROL}", LONG_COMMENT)
+    s.send(ALICE, f"broadcast {ALICE} {pw(ALICE)}", LONG_COMMENT)
+    s.send(BOB, f"vacation {BOB} {pw(BOB)} 3")
+    s.send(BOB, f"vacation {BOB} {pw(BOB)} off")
+    s.send(CAROL, f"trax unsubscribe 101 {CAROL} {pw(CAROL)}")
+
+
+def errors(s: Session) -> None:
+    s.send(ALICE, f"trax move 101 {ALICE} {pw(ALICE)} Z9+", error=True)  # illegal (or not your turn)
+    mover = s.store.board(101)
+    to_move = ALICE if len(mover["moves"].split()) % 2 == 0 else BOB
+    other = BOB if to_move == ALICE else ALICE
+    s.send(other, f"trax move 101 {other} {pw(other)} @0+", error=True)  # not your turn
+    s.send(to_move, f"trax move 101 {to_move} {pw(to_move)} Z99+", error=True)  # illegal move
+    s.send(to_move, f"trax move 101 {to_move} {pw(to_move)} @0+#2", error=True)  # stale
+    s.send(to_move, f"trax move 101 {to_move} wrong-password @0+", error=True)  # not allowed
+    s.send(ALICE, f"trax move 102 {ALICE} {pw(ALICE)} @0+", error=True)  # game over
+    s.send(ALICE, f"8x8trax move 101 {ALICE} {pw(ALICE)} @0+", error=True)  # wrong game
+    s.send(ALICE, f"trax move 999 {ALICE} {pw(ALICE)} @0+", error=True)  # unknown board
+    s.send(ALICE, "trax show nobody_of_that_name_at_all_here", error=True)  # unknown user
+    s.send(to_move, f"trax move 101 {to_move} {pw(to_move)} accept", error=True)  # nothing pending
+    s.send(ALICE, f"signup {ALICE} another-password", error=True)  # userid taken
+    s.send(ALICE, "signup newcomer_with_a_long_name pw-abcdefg not-an-address", error=True)  # usage
+    for n in range(3):  # an address asked three times to confirm an account: no fourth time today
+        s.send(f"sender{n}@example.org", f"signup asked_for_the_{n}th_time pw-asked-{n} target@elsewhere.example.org")
+    s.send("sender9@example.org", "signup asked_once_too_often pw-asked-9 target@elsewhere.example.org", error=True)
+    s.send(CAROL, f"trax reject {CAROL} {pw(CAROL)}")
+    s.send(ALICE, f"trax challenge {ALICE} {CAROL} {pw(ALICE)}", error=True)  # challenge refused
+    s.send(BOB, f"vacation {BOB} {pw(BOB)} 200", error=True)  # vacation refused
+    s.send(ALICE, "trax moev 101 with a few words that are not a command at all", error=True)  # usage
+    s.send(ALICE, "What a lovely game this is, thank you for running the server", error=True)  # no command
+    s.send(ALICE, "multiple", "\n".join(["trax show 101", "help move", "trax moev 1"]), error=False)
+
+
+def accounts_ending(s: Session) -> None:
+    s.send(CAROL, f"password reset {CAROL}")
+    # the code mailed to carol's address resets the password
+    reset = [m for m in s.mail.sent if "reset" in str(m["Subject"]).lower() and "code" in text_of(m).lower()]
+    assert reset
+    s.send(CAROL, f"signup late_comer_number_one pw-latecomer {CAROL}.other@elsewhere.example.org")
+    code = re.search(r"confirm address ([A-Z0-9-]+)", "\n".join(text_of(m) for m in s.mail.sent[-3:]))
+    if code:
+        s.send(f"{CAROL}.other@elsewhere.example.org", f"confirm address {code.group(1)}")
+    s.send(CAROL, f"signoff {CAROL} {pw(CAROL)}")
+    s.send(CAROL, f"delete {CAROL} {pw(CAROL)}")
+    # wrong passwords until the address is blocked: the owner is told
+    for _ in range(12):
+        replies = s.mail.send("stranger@nowhere.example.net", f"trax resign 101 {BOB} guessing-{_}")
+        assert replies
+
+
+def clocks(s: Session) -> None:
+    s.send(ALICE, f"trax challenge {ALICE} {BOB} {pw(ALICE)} --nagtime=1 --forfeittime=3")
+    s.tick(days=1, hours=1)  # nags
+    s.tick(days=3)  # forfeits
+
+
+def tournaments(s: Session) -> None:
+    director = "tournament_director_of_the_club"
+    for who in [director, *SWISS]:
+        s.send(who, f"signup {who} {pw(who)}")
+    name = "AUTUMN_SWISS_2026"
+    s.send(director, f"trax tournament create {name} {director} {pw(director)} -format=swiss -rounds=4")
+    for who in SWISS:
+        s.send(who, f"trax tournament join {name} {who} {pw(who)}")
+    s.send(SWISS[0], f"trax tournament leave {name} {SWISS[0]} {pw(SWISS[0])}")
+    s.send(SWISS[0], f"trax tournament join {name} {SWISS[0]} {pw(SWISS[0])}")
+    s.send(director, f"trax tournament announce {name} {director} {pw(director)}", LONG_COMMENT)
+    s.send(director, f"trax tournament start {name} {director} {pw(director)}")
+    s.send(SWISS[0], "trax tournament list")
+    for round_number in range(3):
+        event = s.store.tournament(name.lower())
+        open_boards = [p for p in s.store.pairings(event["id"]) if p["board"] and p["result"] is None]
+        for n, p in enumerate(open_boards):
+            result = ("white", "black", "draw")[(n + round_number) % 3]
+            s.send(director, f"trax tournament result {name} {director} {pw(director)} {p['board']} {result}")
+    s.send(director, f"trax tournament withdraw {name} {director} {pw(director)} {SWISS[5]}")
+    s.send(SWISS[1], f"trax tournament show {name}")
+    event = s.store.tournament(name.lower())
+    for p in s.store.pairings(event["id"]):
+        if p["board"] and p["result"] is None:
+            s.send(director, f"trax tournament result {name} {director} {pw(director)} {p['board']} white")
+    # pools with a final, and a knockout that runs late
+    s.send(director, f"trax tournament create POOLS_OF_AUTUMN {director} {pw(director)} -format=pools -poolsize=4")
+    for who in SWISS[:8]:
+        s.send(who, f"trax tournament join POOLS_OF_AUTUMN {who} {pw(who)}")
+    s.send(director, f"trax tournament start POOLS_OF_AUTUMN {director} {pw(director)}")
+    s.send(SWISS[1], "trax tournament show POOLS_OF_AUTUMN")
+    s.send(director, f"trax tournament create LATE_KNOCKOUT {director} {pw(director)} -format=knockout")
+    for who in SWISS[:4]:
+        s.send(who, f"trax tournament join LATE_KNOCKOUT {who} {pw(who)}")
+    s.send(director, f"trax tournament start LATE_KNOCKOUT {director} {pw(director)}")
+    event = s.store.tournament("late_knockout")
+    boards = [p["board"] for p in s.store.pairings(event["id"]) if p["board"]]
+    positions = {b: Board() for b in boards}
+    for _day in range(36):  # everyone moves every day: no forfeit, but the round drags on
+        for b in boards:
+            row = s.store.board(b)
+            if row["status"] != "active":
+                continue
+            white = s.store.user_by_id(row["white_id"])["userid"]
+            black = s.store.user_by_id(row["black_id"])["userid"]
+            who = white if positions[b].ply % 2 == 0 else black
+            move = legal_quiet(positions[b])
+            s.send(who, f"trax move {b} {who} {pw(who)} {move}#{positions[b].ply}")
+        s.tick(hours=20)
+    label = s.store.board(boards[0])["label"]
+    white = s.store.user_by_id(s.store.board(boards[0])["white_id"])["userid"]
+    s.send(white, f"trax move {label} {white} {pw(white)} undo", error=True)  # no undo in tournaments
+    s.send(director, f"trax tournament create NEVER_STARTS {director} {pw(director)} -start=2026-12-01")
+    s.send(SWISS[0], f"trax tournament join NEVER_STARTS {SWISS[0]} {pw(SWISS[0])}")
+    s.mail.clock.now = s.mail.clock.now.replace(year=2026, month=12, day=1, hour=0, minute=5)
+    s.tick(minutes=1)
+
+
+def helps(s: Session) -> None:
+    for topic in [*TOPICS, *REGISTRY]:
+        s.send("someone.new@example.org", f"help {topic}")
+        s.send("someone.new@example.org", f"looptrax help {topic}")
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    s = Session(tmp_path_factory.mktemp("widths"))
+    accounts_and_games(s)
+    errors(s)
+    clocks(s)
+    tournaments(s)
+    accounts_ending(s)
+    helps(s)
+    yield s
+    s.store.close()
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory):
+    """A server with tiny limits: the daily-limit and too-large notices."""
+    limits = "replies_per_sender_per_day = 3\nmax_message_bytes = 20000\nbroadcasts_per_day = 0"
+    s = Session(tmp_path_factory.mktemp("limited"), limits)
+    s.send(ALICE, f"signup {ALICE} {pw(ALICE)}")
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = address(ALICE), "pbm@pbm.test", "help"
+    msg["Message-ID"], msg["Date"] = make_msgid(domain="x.test"), format_datetime(s.mail.clock.now)
+    msg.set_content("x" * 30000)
+    s.mail.deliver(bytes(msg))
+    s.mail.send(address(ALICE), f"broadcast {ALICE} {pw(ALICE)}", "hello")
+    s.mail.send(address(ALICE), "help")
+    yield s
+    s.store.close()
+
+
+def _templates(folder: str) -> list[str]:
+    return sorted(f"{folder}/{p.name}" for p in TEMPLATES.joinpath(folder).iterdir()
+                  if p.name.endswith(".txt") and not p.name.startswith("_"))
+
+
+def _marker_free(text: str) -> list[str]:
+    return [line for line in text.split("\n") if "\x00" not in line]
+
+
+@pytest.mark.parametrize("template", _templates("replies") + _templates("errors"))
+def test_every_reply_template_is_rendered_and_fits_78_columns(session, limited, template):
+    outputs = session.renderer.seen.get(template, []) + limited.renderer.seen.get(template, [])
+    assert outputs, f"{template} was never rendered by the session"
+    for text in outputs:
+        for line in _marker_free(text):
+            assert len(line) <= WIDTH, f"{template}: {len(line)} columns:\n{line}"
+
+
+def test_every_help_page_fits_78_columns(session):
+    pages = {name: out for name, out in session.renderer.seen.items() if name.startswith("help/")}
+    assert len(pages) > 40
+    for name, outputs in pages.items():
+        for text in outputs:
+            for line in _marker_free(text):
+                assert len(line) <= WIDTH, f"{name}: {len(line)} columns:\n{line}"
+
+
+def test_the_session_drew_a_board_in_bands_and_a_tournament_of_twelve(session):
+    shows = session.renderer.seen["replies/show.txt"]
+    assert any("Columns @ to" in text for text in shows)
+    tables = "\n".join(session.renderer.seen["replies/tournament-show.txt"])
+    assert all(name in tables for name in SWISS)
+
+
+def test_what_the_server_mailed_fits_too(session):
+    """The mails as sent (text parts), after the composer's fold."""
+    for msg in session.mail.sent:
+        for line in text_of(msg).split("\n"):
+            assert len(line) <= WIDTH, f"{msg['Subject']}: {line}"
+
+
+def test_the_fold_keeps_short_lines_and_breaks_long_words():
+    assert wrap("short line\n\n  indented") == "short line\n\n  indented"
+    long_word = "x" * 200
+    folded = wrap(f"  see {long_word} there", hang=2)
+    assert all(len(line) <= WIDTH for line in folded.split("\n"))
+    assert folded.replace("\n", "").replace(" ", "") == f"see{long_word}there"
+    assert all(line.startswith("    ") for line in folded.split("\n")[1:])
+
+
+def test_the_composer_folds_whatever_a_player_sends(session):
+    """A hostile comment (one 5,000-character word) still gives lines of at most 78."""
+    s = session
+    mover = s.store.board(101)
+    replies = s.mail.send(address(ALICE), f"trax chat 101 {ALICE} {pw(ALICE)}", "y" * 5000 + " end")
+    assert mover is not None and replies
+    for msg in replies:
+        assert all(len(line) <= WIDTH for line in text_of(msg).split("\n"))
