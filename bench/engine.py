@@ -23,10 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.games import load_games  # noqa: E402
 from pbm.trax import Board  # noqa: E402
-
-GAMES = ROOT / "tests" / "data" / "human-games.tsv"
-VARIANT = {"Trax": "trax", "Loop Trax": "looptrax", "8x8 Trax": "8x8trax"}
 
 
 def playouts(seconds: float, seed: int = 1) -> tuple[int, int, float]:
@@ -41,16 +39,6 @@ def playouts(seconds: float, seed: int = 1) -> tuple[int, int, float]:
             turns += 1
         games += 1
     return turns, games, time.perf_counter() - start
-
-
-def load_games() -> list[tuple[str, list[str]]]:
-    out = []
-    for line in GAMES.read_text(encoding="utf-8").splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        number, variant, _, _, moves = line.split("\t")
-        out.append(("trax" if number == "19" else VARIANT[variant], moves.split()))
-    return out
 
 
 def replay(rounds: int) -> tuple[int, float]:

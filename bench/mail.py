@@ -57,29 +57,13 @@ sys.path.insert(0, str(ROOT))
 
 import aioimaplib  # noqa: E402
 
+from bench.games import quiet_game  # noqa: E402
 from pbm.app.messages import wire_bytes  # noqa: E402
 from pbm.app.pipeline import Pipeline  # noqa: E402
 from pbm.config import load_config  # noqa: E402
 from pbm.domain.store import Store  # noqa: E402
-from pbm.trax import Board  # noqa: E402
 from tests.mail.daemon import DaemonThread, command_mail, write_config  # noqa: E402
 from tests.mail.servers import Dovecot, Sink  # noqa: E402
-
-
-def quiet_game(rng: random.Random, moves: int, variant: str = "trax") -> list[str]:
-    """A random legal game of ``moves`` moves in which nobody wins."""
-    board = Board(variant)
-    while board.ply < moves:
-        options = board.legal_moves()
-        rng.shuffle(options)
-        for move in options:
-            board.play(move)
-            if board.outcome() is None:
-                break
-            board.pop()
-        else:
-            return quiet_game(rng, moves, variant)
-    return [str(m) for m in board.moves]
 
 
 def setup_mails(boards: int) -> list[bytes]:

@@ -27,22 +27,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.games import load_games, quiet_board  # noqa: E402
 from pbm.trax import Board  # noqa: E402
 from pbm.trax.picture import COMPRESS_LEVEL, board_png, picture_size  # noqa: E402
 
-GAMES = ROOT / "tests" / "data" / "human-games.tsv"
-VARIANT = {"Trax": "trax", "Loop Trax": "looptrax", "8x8 Trax": "8x8trax"}
 SIZES = (10, 40, 100, 250)
-
-
-def load_games() -> list[tuple[str, list[str]]]:
-    out = []
-    for line in GAMES.read_text(encoding="utf-8").splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        number, variant, _, _, moves = line.split("\t")
-        out.append(("trax" if number == "19" else VARIANT[variant], moves.split()))
-    return out
 
 
 def recorded(tiles: int) -> Board | None:
@@ -54,24 +43,6 @@ def recorded(tiles: int) -> Board | None:
             if board.tile_count >= tiles:
                 return board
     return None
-
-
-def grown(tiles: int, seed: int = 1) -> Board:
-    """A random looptrax game with at least ``tiles`` tiles and no result:
-    each turn a random legal move that closes no loop."""
-    rng = random.Random(seed)
-    board = Board("looptrax")
-    while board.tile_count < tiles:
-        options = board.legal_moves()
-        rng.shuffle(options)
-        for move in options:
-            board.play(move)
-            if board.outcome() is None:
-                break
-            board.pop()
-        else:
-            raise RuntimeError("every move closes a loop")
-    return board
 
 
 def measure(board: Board, runs: int) -> tuple[float, float, int]:
@@ -100,7 +71,8 @@ def main() -> None:
         board = recorded(tiles) if tiles <= 100 else None
         source = "recorded" if board is not None else "random"
         if board is None:
-            board = grown(tiles)
+            board = quiet_board(random.Random(1), "looptrax", lambda b, n=tiles: b.tile_count >= n)
+            assert board is not None
         median, p95, size = measure(board, args.runs)
         width, height = picture_size(board)
         print(f"{board.tile_count:>6} {board.ply:>6} {source:>9} {f'{width}x{height}':>9} "

@@ -200,26 +200,23 @@ class Renderer:
     """Renders the templates (read once each, then kept)."""
 
     def __init__(self, **globals_: Any) -> None:
-        self.env = Environment(
-            loader=FunctionLoader(self._source),
-            undefined=StrictUndefined,
-            keep_trailing_newline=True,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            autoescape=False,
-            auto_reload=False,  # templates are read once: no look at every include per reply
-        )
+        self.env = self._environment(html=False)
         self.env.globals.update(usage=usage, registry=REGISTRY, picture=self._picture, table=table, **globals_)
         self.env.filters["diagram"] = _diagram
         self.env.filters["wrap"] = wrap
         self.env.filters["reflow"] = reflow
-        self.html = Environment(
-            loader=FunctionLoader(self._source),
+        self.html = self._environment(html=True)  # the HTML part: every value escaped
+
+    @classmethod
+    def _environment(cls, *, html: bool) -> Environment:
+        return Environment(
+            loader=FunctionLoader(cls._source),
             undefined=StrictUndefined,
+            keep_trailing_newline=not html,
             trim_blocks=True,
             lstrip_blocks=True,
-            autoescape=True,
-            auto_reload=False,
+            autoescape=html,
+            auto_reload=False,  # templates are read once: no look at every include per reply
         )
 
     @staticmethod
