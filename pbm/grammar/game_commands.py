@@ -259,12 +259,23 @@ def _board_or_all(word: str) -> int | str:
         raise Problem(f"{problem}, or all for every board") from None
 
 
+def _board_or_all_word(word: str) -> bool:
+    return word.lower() == "all" or is_board_word(word)
+
+
 def parse_subscribe(r: Reader) -> SubscribeArgs:
+    """``BOARD|all USERID PASSWORD``, or the old server's order
+    ``USERID PASSWORD BOARD|all``: a number first (a userid is never one) is
+    the new order; otherwise a board last is the old one (so a userid that
+    looks like a tournament board's name is read the old server's way)."""
     r.expect(3, 3)
+    first, last = r.words[0], r.words[2]
+    old = not (first.isdecimal() or first.lower() == "all") and _board_or_all_word(last)
+    board, userid, password = (2, 0, 1) if old else (0, 1, 2)
     return SubscribeArgs(
-        r.read(0, "board number", _board_or_all, quote=True),
-        r.read(1, "userid", read_userid),
-        r.read(2, "password", read_password),
+        r.read(board, "board number", _board_or_all, quote=True),
+        r.read(userid, "userid", read_userid),
+        r.read(password, "password", read_password),
     )
 
 
@@ -314,6 +325,7 @@ GAME_SPECS = (
         "two are invited); the first moves first (white); D is days",
         parse_challenge,
         secret_positions=(2,),
+        shortest=5,
         options=(
             *TIME_OPTIONS,
             Option("totaltime", "total_days", read_days, "--totaltime=D"),
@@ -328,6 +340,7 @@ GAME_SPECS = (
         "#N: only if it is move N",
         parse_move,
         secret_positions=(2,),
+        aliases=("board", "mvoe"),
     ),
     CommandSpec(
         "queue",
@@ -337,6 +350,7 @@ GAME_SPECS = (
         "a line of moves played while the opponent answers as expected",
         parse_queue,
         secret_positions=(2,),
+        aliases=("qmove", "qboard", "moveq", "boardq"),
     ),
     CommandSpec(
         "resign",
@@ -376,6 +390,7 @@ GAME_SPECS = (
         "BOARD[#N]|new MOVE ...",
         "show the position after these moves; nothing is stored",
         parse_preview,
+        shortest=4,
     ),
     CommandSpec(
         "show",
@@ -408,6 +423,7 @@ GAME_SPECS = (
         "watch a board (all: every board, future ones too)",
         parse_subscribe,
         secret_positions=(2,),
+        shortest=3,
     ),
     CommandSpec(
         "unsubscribe",
@@ -416,6 +432,7 @@ GAME_SPECS = (
         "stop watching a board",
         parse_subscribe,
         secret_positions=(2,),
+        shortest=5,
     ),
     CommandSpec(
         "notify",

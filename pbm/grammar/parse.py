@@ -37,7 +37,10 @@ def parse_command(text: str) -> Command:
             f"this line is {len(line)} characters long, too long for a command "
             f"(at most {MAX_COMMAND_LENGTH}); send help for the list of commands"
         )
-    words = line.split(" ")
+    # the old server's "see my comment" flag, a word of asterisks, is no part of the command
+    words = [w for w in line.split(" ") if not (len(w) >= 2 and w.strip("*") == "")]
+    if not words:
+        raise CommandError("there is no command here; send help for the list of commands")
     game = words[0].lower() if words[0].lower() in GAMES else None
     rest = words[1:] if game else words
     if game and not rest:
@@ -99,8 +102,9 @@ def _unknown(words: list[str], game: str | None) -> CommandError:
             game=game,
         )
 
-    account_words = {w[0] for w in ACCOUNT_PHRASES}
-    game_words = {w[0] for w in GAME_PHRASES}
+    # suggest the commands' own names, not the old server's abbreviations and aliases
+    account_words = {w[0] for w, spec in ACCOUNT_PHRASES.items() if " ".join(w) == spec.name}
+    game_words = {w[0] for w, spec in GAME_PHRASES.items() if " ".join(w) == spec.name}
     candidates = game_words if game else account_words | game_words | set(GAMES)
     hint = difflib.get_close_matches(first, sorted(candidates), n=1, cutoff=0.7)
     guess = ""

@@ -30,7 +30,7 @@ def _phrases() -> dict[str, CommandSpec]:
     """Every name and alias, words joined by single blanks -> its command."""
     table: dict[str, CommandSpec] = {}
     for spec in REGISTRY.values():
-        for phrase in (spec.name, *spec.aliases):
+        for phrase in (spec.name, *spec.aliases, *spec.abbreviations):
             assert len(phrase.split(" ")) == len(spec.name.split(" ")), f"alias {phrase!r} of {spec.name!r}"
             assert phrase not in table, f"{phrase!r} is defined twice"
             table[phrase] = spec

@@ -107,6 +107,14 @@ class CommandSpec:
     secret_positions: tuple[int, ...] = ()
     aliases: tuple[str, ...] = ()
     options: tuple[Option, ...] = ()
+    shortest: int | None = None  # the old server took any start of the name this long or longer
+
+    @property
+    def abbreviations(self) -> tuple[str, ...]:
+        """The shortened names the old server took (``chall`` ... ``challeng``)."""
+        if self.shortest is None:
+            return ()
+        return tuple(self.name[:n] for n in range(self.shortest, len(self.name)))
 
     def usage(self, game: str | None = None) -> str:
         """The usage line; for a game command ``game`` fills in the game type

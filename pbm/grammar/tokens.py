@@ -31,6 +31,8 @@ _QUOTES = frozenset("\"'`")
 _TOURNAMENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _ADDRESS = re.compile(r"[^@\s\"'<>(),;:\[\]]+@[^@\s\"'<>(),;:\[\]]+\.[^@\s\"'<>(),;:\[\]]+")
 _NUMBER_DIGITS = 9  # no board, move number or count needs more
+#: The old server's "see my comment" flag, which players add to a command.
+COMMENT_FLAG = "**"
 _USERID_MARKS = frozenset("_.-")
 #: What stands for bytes that could not be read as text.
 UNREADABLE = "\ufffd"
@@ -249,8 +251,13 @@ def read_board_ref(word: str) -> BoardRef:
 
 def read_move(word: str, *, words: bool = True, numbered: bool = True) -> WrittenMove:
     """A tile in either notation, or (with ``words``) resign/propose/undo/accept/reject;
-    with ``numbered`` a ``#N`` suffix is allowed."""
+    with ``numbered`` a ``#N`` suffix is allowed.  The old server's "see my
+    comment" flag ``**`` may be stuck to the end (``B2/**``): it is ignored."""
+    if len(word) > 2 and word.endswith(COMMENT_FLAG):
+        word = word.rstrip("*")
     text, hash_sign, after = word.partition("#")
+    if len(text) > 2 and text.endswith(COMMENT_FLAG):
+        text = text.rstrip("*")
     number = None
     if hash_sign:
         if not numbered:

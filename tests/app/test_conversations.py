@@ -261,7 +261,7 @@ def test_multiple_runs_every_line_and_answers_the_sender_once(players):
     subjects = [str(r["Subject"]) for r in mine]
     assert "Trax PBM: replies to your commands" in subjects
     combined = next(r for r in mine if "replies to your commands" in str(r["Subject"]))
-    assert "=== Trax show ===" in text_of(combined)
+    assert "=== Summary of Trax Board 101 ===" in text_of(combined)
     assert "bogus" in text_of(combined)
 
 

@@ -79,7 +79,7 @@ def test_the_final_board_mail_shows_both_rating_changes(season):
 
 def test_standings(season, golden):
     replies = season.send("x@example.org", "trax standings")
-    assert replies[0]["Subject"] == "Trax standings"
+    assert replies[0]["Subject"] == "Trax Standings"
     golden.check("standings.txt", text_of(replies[0]))
     # "ratings" is the same command; another game type has its own (empty) table
     same = text_of(season.send("x@example.org", "trax ratings")[0])

@@ -318,10 +318,10 @@ WORD_CASES = [
     ("castle", ["castle is not a command; send help"], None, "castle"),
     ("trx show 101", ["trx is not a command (did you mean trax?)"], None, "trx ..."),
     (
-        "trax mvoe 101 alice s3cret B2/",
-        [("mvoe is not a trax command (did you mean move?); send trax help for the list of commands")],
+        "trax moev 101 alice s3cret B2/",
+        [("moev is not a trax command (did you mean move?); send trax help for the list of commands")],
         None,
-        "trax mvoe ...",
+        "trax moev ...",
     ),
     ("looptrax castle", ["castle is not a looptrax command; send looptrax help"], None, "looptrax castle"),
     ("trax", ["trax needs a command after it, as in trax show 101; send trax help"], None, None),

@@ -172,9 +172,9 @@ def test_a_reply_to_a_board_mail_with_commands_in_the_body():
 
 
 def test_a_wrong_command_in_the_body_is_reported_when_it_names_a_game():
-    parsed = parse_mail_commands("Hi", "trax move 101 alice pw B2/\ntrax mvoe 101 alice pw C3+\nthanks\n")
+    parsed = parse_mail_commands("Hi", "trax move 101 alice pw B2/\ntrax moev 101 alice pw C3+\nthanks\n")
     assert names(parsed)[0] == "move"
-    assert "mvoe is not a trax command" in parsed[1].reason
+    assert "moev is not a trax command" in parsed[1].reason
     assert parsed.comment == "thanks"
 
 

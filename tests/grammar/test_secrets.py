@@ -64,7 +64,7 @@ WRONG = [
     "vacation alice {pw} soon",
     "change password alice {pw} bad:new",
     "change password alice bad:old {pw}",
-    "trax mvoe 101 alice {pw} B2/",
+    "trax moev 101 alice {pw} B2/",
     "move 101 alice {pw} B2/",
     "trax signup alice {pw}",
     "trax showas alice {pw} 101 next",
