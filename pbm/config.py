@@ -42,7 +42,7 @@ from email.headerregistry import Address
 from pathlib import Path
 from typing import Any
 
-from .secret import Secret
+from .secret import Secret, UnreadSecret
 
 __all__ = [
     "SECTIONS",
@@ -266,14 +266,19 @@ def section_keys(section: str) -> tuple[str, ...]:
 
 
 def load_config(path: str | os.PathLike[str] | None = None, *,
-                environ: Mapping[str, str] | None = None) -> Config:
+                environ: Mapping[str, str] | None = None, secrets: bool = True) -> Config:
     """Read the config file at ``path`` (``None``: no file, all defaults).
 
     ``environ`` is where ``password_env`` names are looked up (default
-    ``os.environ``).  Raises ``ConfigError`` for anything wrong with the file.
+    ``os.environ``).  With ``secrets`` false (commands that never connect to
+    the IMAP server or the relay), a ``password_env`` that is not set is no
+    error: the password is an ``UnreadSecret``.  Raises ``ConfigError`` for
+    anything wrong with the file.
     """
     if environ is None:
         environ = os.environ
+    if not secrets:
+        environ = _Unread(environ)
     if path is None:
         return _build({}, source=None, base=Path.cwd(), environ=environ)
     source = Path(path)
@@ -289,6 +294,10 @@ def load_config(path: str | os.PathLike[str] | None = None, *,
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}", path=source) from None
     return _build(data, source=source, base=source.absolute().parent, environ=environ)
+
+
+class _Unread(dict[str, str]):
+    """The environment, for a command that reads no secret from it."""
 
 
 def _build(data: dict[str, Any], *, source: Path | None, base: Path,
@@ -624,6 +633,8 @@ class _Table:
                 raise self.error("password", "must not be empty")
             return Secret(value), None
         name = self.text("password_env")
+        if isinstance(environ, _Unread) and not environ.get(name):
+            return UnreadSecret(name), name
         if name not in environ:
             raise self.error("password_env", f"names {name}, which is not set")
         if not environ[name]:

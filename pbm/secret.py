@@ -48,3 +48,14 @@ class Secret:
 
     def __reduce__(self) -> tuple[type[Secret], tuple[str]]:  # pickling keeps the value; printing never does
         return (type(self), (self._value,))
+
+
+class UnreadSecret(Secret):
+    """A secret that was not read (a password in an environment variable,
+    for a command that never connects to the server it is for): it has no
+    value, and asking for it is a programming error."""
+
+    __slots__ = ()
+
+    def reveal(self) -> str:
+        raise RuntimeError(f"the secret in ${self._value} was not read: this command does not connect")

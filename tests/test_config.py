@@ -268,6 +268,17 @@ def test_a_password_env_naming_an_unset_variable_is_an_error(tmp_path):
     assert message.endswith("[imap] password_env names FOO, which is not set")
 
 
+def test_without_secrets_an_unset_password_env_is_read_as_an_unread_secret(tmp_path):
+    path = write(tmp_path, IMAP + 'password_env = "FOO"\n')
+    config = load_config(path, environ={}, secrets=False)
+    assert config.imap is not None and config.imap.password_env == "FOO"
+    with pytest.raises(RuntimeError, match="not read"):
+        config.imap.password.reveal()
+    assert str(config.imap.password) == "********"
+    # a variable that is set is still read
+    assert load_config(path, environ={"FOO": PASSWORD}, secrets=False).imap.password.reveal() == PASSWORD
+
+
 def test_a_password_env_naming_an_empty_variable_is_an_error(tmp_path):
     message = error_for(tmp_path, IMAP + 'password_env = "FOO"\n', environ={"FOO": ""})
     assert message.endswith("[imap] password_env names FOO, which is set but empty")

@@ -18,7 +18,7 @@ from pbm.domain.tournaments import Event, LateRound, NotStarted, Progress, reloa
 from pbm.domain.turns import QueueNotice, Turn
 
 from .request import Reply
-from .views import board_view, event_context
+from .views import board_view, event_context, round_pairings
 
 
 def watchers(ctx: Context, game: Game, *, results_only: bool) -> tuple[str, ...]:
@@ -39,13 +39,14 @@ def watchers(ctx: Context, game: Game, *, results_only: bool) -> tuple[str, ...]
 
 
 def board_mail(ctx: Context, game: Game, *, events: list[dict[str, Any]] | None = None, comment: str = "",
-               template: str = "replies/board.txt") -> Reply:
+               author: str | None = None, template: str = "replies/board.txt") -> Reply:
     """The board as it stands, to its players and observers (to those who
-    follow results only once it is finished)."""
+    follow results only once it is finished); ``comment`` is what ``author``
+    wrote with the command."""
     return Reply(
         template,
         watchers(ctx, game, results_only=not game.active),
-        {"view": board_view(ctx, game), "events": events or [], "comment": comment},
+        {"view": board_view(ctx, game), "events": events or [], "comment": comment, "author": author},
     )
 
 
@@ -53,10 +54,11 @@ def queue_notice(ctx: Context, notice: QueueNotice) -> Reply:
     return Reply(f"replies/queue-{notice.kind}.txt", game_addresses(ctx.store, notice.user), notice.context)
 
 
-def turn_mails(ctx: Context, game: Game, turn: Turn, comment: str) -> list[Reply]:
-    """What a turn sends: the board mail, private queue notices, then what
-    a tournament did because the game ended."""
-    return [board_mail(ctx, game, events=turn.events, comment=comment),
+def turn_mails(ctx: Context, game: Game, turn: Turn, comment: str, author: Row) -> list[Reply]:
+    """What a turn sends: the board mail (with the comment of ``author``, who
+    sent the command), private queue notices, then what a tournament did
+    because the game ended."""
+    return [board_mail(ctx, game, events=turn.events, comment=comment, author=author["userid"]),
             *(queue_notice(ctx, n) for n in turn.notices),
             *tournament_news(ctx, turn.progress)]
 
@@ -93,7 +95,7 @@ def round_mails(ctx: Context, event: Event, numbers: tuple[int, ...], why: str) 
                 "label": game.row["label"], "number": number, "colour": colour,
                 "opponent": game.opponent(user)["userid"], "moves_first": colour == "white",
             })
-    context = event_context(ctx.store, event)
+    context = {**event_context(ctx.store, event), **round_pairings(ctx.store, event, numbers)}
     for uid, user in _everyone(ctx, event).items():
         mails.append(Reply("replies/tournament-round.txt", game_addresses(ctx.store, user),
                            {**context, "why": why, "userid": user["userid"], "boards": mine.get(uid, [])}))

@@ -118,9 +118,10 @@ class Pipeline:
         except RecursionError:  # MIME nested deeper than the parser follows: the header alone is read
             msg = BytesParser(policy=compat32).parsebytes(raw, headersonly=True)
         key = message_key(msg, raw)
-        if self.store.was_handled(key):
-            return Result("duplicate", key)
         sender = sender_address(msg)
+        if self.store.was_handled(key):
+            seen = "the same bytes as" if key.startswith("sha256:") else "the Message-ID of"
+            return Result("duplicate", key, sender, reason=f"{seen} a mail handled before")
         why = screen(msg, sender, self.config)
         if why is not None:
             if not dry_run:

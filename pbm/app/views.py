@@ -41,10 +41,11 @@ def last_turn_view(game: Game, board: Board) -> dict[str, Any] | None:
 
 
 def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewer: Row | None = None,
-               trial: bool = False) -> dict[str, Any]:
+               trial: bool = False, observers: bool = False) -> dict[str, Any]:
     """Everything a template shows about a board (``position``: an earlier
     position of it instead, or with ``trial`` the position a submitted move
-    would give; ``viewer``: a player, who sees their own queue)."""
+    would give; ``viewer``: a player, who sees their own queue; with
+    ``observers``, the userids of those subscribed to it)."""
     row = game.row
     variant = get_variant(row["game"])
     board = position or game.board
@@ -94,7 +95,22 @@ def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewe
         "tournament": row["tournament"],
         "label": row["label"],
         "ratings": rating_changes(row),
+        "observers": observer_names(ctx, game) if observers else [],
     }
+
+
+def observer_names(ctx: Context, game: Game) -> list[str]:
+    """The userids of a board's observers (subscribed to it or to every
+    board of its game type; not those who get its result only)."""
+    store = ctx.store
+    players = {game.white["id"], game.black["id"]}
+    names = []
+    for w in store.watchers_of(game.number, game.row["game"]):
+        if w["kind"] == "subscribe" and w["user_id"] not in players:
+            user = store.user_by_id(w["user_id"])
+            if not user["deleted_at"]:
+                names.append(user["userid"])
+    return sorted(set(names), key=str.lower)
 
 
 # ----------------------------------------------------------------------------
@@ -127,8 +143,11 @@ def group_table(event: Event, stage: str | None) -> dict[str, Any]:
             "wins": s.wins, "games": s.games, "byes": s.byes,
         })
     width = max([len(c) for r in rows for c in r["cells"]] + [1])
+    scores = [s.score for s in table]
     return {"stage": stage, "rows": rows, "width": max(width, 2), "size": len(rows),
             "ties": any(n > 1 for n in tied.values()),
+            # a tie-break decided a place: two players on the same score, ranked apart
+            "tie_broken": any(scores.count(s.score) > tied[s.rank] for s in table),
             "swiss": event.row["format"] == "swiss", "withdrawn": bool(withdrawn & set(order))}
 
 
@@ -176,6 +195,32 @@ def rounds_view(store: Store, event: Event) -> list[dict[str, Any]]:
     return [out[k] for k in sorted(out)]
 
 
+def knockout_winner(event: Event) -> str | None:
+    """The winner of a finished knockout: who won the last game decided."""
+    if event.row["format"] != "knockout" or event.row["status"] != "finished":
+        return None
+    decided = [p for p in event.pairings if p["result"] in (0.0, 1.0) and p["black_id"] is not None]
+    if not decided:
+        return None
+    last = max(decided, key=lambda p: (p["round"], p["id"]))
+    return event.userid(last["white_id"] if last["result"] == 1.0 else last["black_id"])
+
+
+def round_pairings(store: Store, event: Event, numbers: tuple[int, ...]) -> dict[str, Any]:
+    """The games just paired (the boards ``numbers``) and the byes of their
+    round: board, names, colours."""
+    made = [p for p in event.pairings if p["board"] in numbers]
+    rounds = {(p["stage"], p["round"]) for p in made}
+    games = []
+    for p in made:
+        board = store.board(p["board"])
+        games.append({"label": board["label"] if board else "", "number": p["board"],
+                      "white": event.userid(p["white_id"]), "black": event.userid(p["black_id"])})
+    byes = [event.userid(p["white_id"]) for p in event.pairings
+            if p["black_id"] is None and (p["stage"], p["round"]) in rounds]
+    return {"pairings": games, "byes": byes}
+
+
 def event_context(store: Store, event: Event) -> dict[str, Any]:
     """Everything the tournament templates show about an event."""
     t = event.row
@@ -185,5 +230,5 @@ def event_context(store: Store, event: Event) -> dict[str, Any]:
         "rounds": rounds_view(store, event), "director": store.user_by_id(t["director_id"])["userid"],
         "nag_days": t["nag_days"], "forfeit_days": t["forfeit_days"], "rated": bool(t["rated"]),
         "entrants": [{"userid": e["userid"], "withdrawn": e["withdrawn_at"] is not None} for e in event.entrants],
-        "start_date": t["start_date"], "max_players": t["max_players"],
+        "start_date": t["start_date"], "max_players": t["max_players"], "winner": knockout_winner(event),
     }

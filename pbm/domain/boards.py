@@ -113,7 +113,20 @@ def player_game(ctx: Context, number: int | str, userid: UserId, password: Passw
     user = login(ctx, userid, password)
     loaded = load_game(ctx, number, game=game)
     if loaded.colour_of(user) is None:
-        raise NotAllowedError("wrong userid or password")
+        raise NotAllowedError(f"{user['userid']} is not a player of board {loaded.number}")
+    return loaded, user
+
+
+def member_game(ctx: Context, number: int | str, userid: UserId, password: Password, game: str) -> tuple[Game, Row]:
+    """The board and the logged-in user, who must be one of its players or
+    observers (subscribed to it, or to every board of its game type)."""
+    user = login(ctx, userid, password)
+    loaded = load_game(ctx, number, game=game)
+    if loaded.colour_of(user) is None and not any(
+            w["user_id"] == user["id"] and w["kind"] == "subscribe"
+            for w in ctx.store.watchers_of(loaded.number, loaded.row["game"])):
+        raise NotAllowedError(f"{user['userid']} is neither a player nor an observer of board {loaded.number} "
+                              f"(to watch it, subscribe first)")
     return loaded, user
 
 

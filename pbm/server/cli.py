@@ -44,7 +44,7 @@ def _now(text: str | None) -> datetime:
 
 
 def _pipeline(args: argparse.Namespace) -> tuple[Pipeline, Store]:
-    config = load_config(args.config)
+    config = load_config(args.config, secrets=False)  # nothing here connects to a mail server
     store = Store(config.server.database)
     return Pipeline(store, config), store
 
@@ -95,7 +95,7 @@ def cmd_tick(args: argparse.Namespace) -> int:
 
 def _store(args: argparse.Namespace) -> closing[Store]:
     """The configured database, closed at the end of a ``with`` block."""
-    return closing(Store(load_config(args.config).server.database))
+    return closing(Store(load_config(args.config, secrets=False).server.database))
 
 
 def cmd_failed(args: argparse.Namespace) -> int:

@@ -90,7 +90,7 @@ EXPECTED: dict[str, Expect] = {
         "handled", ("dave@example.org",), subjects("Trax PBM help")),
     "apple_mail_flowed_chat.eml": Expect(
         "handled", (A, B), subjects("Trax chat 101 bob"), setup="moved",
-        must=("bob says, about Trax board 101", "That was a very clever opening move",
+        must=("bob writes, to the players and observers of Trax board 101", "That was a very clever opening move",
               "I will need some time to think.")),
     "iphone_signup.eml": Expect(  # capitalised by the phone, signature only in the body
         "handled", ("dave@example.org",), subjects("Welcome to Trax PBM, dave"), must_not=("Sent from my iPhone",),

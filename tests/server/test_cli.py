@@ -198,3 +198,22 @@ def test_operator_tools_user_show_lock_unlock_and_stats(site):
     assert "users:            2" in text
     assert "active boards:    1 (trax 1)" in text
     assert re.search(r"replies: +0 sent, \d+ in the queue, 0 refused", text)
+
+
+def test_commands_that_read_the_database_need_no_mail_server_password(site):
+    """An [imap] password in an environment variable that is not set stops
+    pbm serve (it would connect), and no command that only reads or writes
+    the database."""
+    (site / "pbm.toml").write_text(
+        '[server]\naddress = "pbm@pbm.test"\ndatabase = "game.sqlite3"\n'
+        '[imap]\nhost = "imap.example.org"\nusername = "pbm"\npassword_env = "PBM_TEST_UNSET_PASSWORD"\n'
+        '[smtp]\nhost = "smtp.example.org"\nusername = "pbm"\npassword_env = "PBM_TEST_UNSET_PASSWORD"\n')
+    done = run("exec", "--config", "pbm.toml", "--from", "alice@example.org", "signup alice apple", cwd=site)
+    assert done.returncode == 0, done.stderr
+    for args in (("stats",), ("user", "show", "alice"), ("failed", "list"), ("tick",)):
+        shown = run(*args, "--config", "pbm.toml", cwd=site)
+        assert shown.returncode == 0, (args, shown.stderr)
+        assert b"PBM_TEST_UNSET_PASSWORD" not in shown.stderr
+    served = run("serve", "--config", "pbm.toml", cwd=site)
+    assert served.returncode == 2
+    assert b"password_env names PBM_TEST_UNSET_PASSWORD, which is not set" in served.stderr

@@ -11,6 +11,7 @@ from pbm.domain.boards import (
     checked_times,
     load_game,
     load_games,
+    member_game,
     new_board,
     player_game,
     position_of,
@@ -47,8 +48,9 @@ def challenge(req: Request) -> list[Reply]:
     it, an invitation to both (see :mod:`pbm.domain.challenges`)."""
     a = req.args
     ctx, game_name = req.ctx, req.game
+    author = None
     if a.password is not None:
-        challenges.challenger(ctx, (a.white, a.black), a.password)
+        author = challenges.challenger(ctx, (a.white, a.black), a.password)["userid"]
     white, black = live_user(ctx, a.white), live_user(ctx, a.black)
     challenges.check_players(ctx, game_name, white, black)
     checked_times(ctx, a.nag_days, a.forfeit_days, a.total_days)
@@ -61,7 +63,8 @@ def challenge(req: Request) -> list[Reply]:
         })]
     number = new_board(ctx, game_name, white, black, nag_days=a.nag_days, forfeit_days=a.forfeit_days,
                        total_days=a.total_days, rated=a.rated)
-    mail = board_mail(ctx, load_game(ctx, number), template="replies/new-board.txt", comment=req.comment)
+    mail = board_mail(ctx, load_game(ctx, number), template="replies/new-board.txt", comment=req.comment,
+                      author=author)
     # whoever sent the challenge hears that it worked, player or not
     return [Reply(mail.template, tuple(dict.fromkeys([*mail.to, req.sender])), mail.context)]
 
@@ -88,7 +91,7 @@ def move(req: Request) -> list[Reply]:
             propose(ctx, game, user, "draw" if written.word == "propose" else "undo", turn)
         else:
             answer(ctx, game, user, accept=(written.word == "accept"), turn=turn)
-        return turn_mails(ctx, game, turn, req.comment)
+        return turn_mails(ctx, game, turn, req.comment, user)
     check_number(game, written)
     require_turn(game, user)
     if req.command.name == "submit":
@@ -97,7 +100,7 @@ def move(req: Request) -> list[Reply]:
         view = board_view(ctx, game, position=position, viewer=user, trial=True)
         return [req.to_sender("replies/submitted.txt", view=view, move=played, userid=user["userid"])]
     try_move(ctx, game, user, str(written.notation), turn)
-    return turn_mails(ctx, game, turn, req.comment)
+    return turn_mails(ctx, game, turn, req.comment, user)
 
 
 def confirm_move(req: Request) -> list[Reply]:
@@ -106,14 +109,14 @@ def confirm_move(req: Request) -> list[Reply]:
     require_active(game)
     turn = Turn()
     confirm(req.ctx, game, user, turn)
-    return turn_mails(req.ctx, game, turn, req.comment)
+    return turn_mails(req.ctx, game, turn, req.comment, user)
 
 
 def _resign(req: Request, game: Game, user: Row, turn: Turn) -> list[Reply]:
     if resign_or_queue(req.ctx, game, user, turn):
         view = board_view(req.ctx, game, viewer=user)
         return [req.to_sender("replies/queued.txt", view=view, line="resign", userid=user["userid"])]
-    return turn_mails(req.ctx, game, turn, req.comment)
+    return turn_mails(req.ctx, game, turn, req.comment, user)
 
 
 def resign(req: Request) -> list[Reply]:
@@ -130,14 +133,15 @@ def queue_moves(req: Request) -> list[Reply]:
     words = [str(m.notation) if m.is_tile else m.word for m in a.moves]
     turn = Turn()
     if queue(req.ctx, game, user, words, turn):
-        return turn_mails(req.ctx, game, turn, req.comment)
+        return turn_mails(req.ctx, game, turn, req.comment, user)
     view = board_view(req.ctx, game, viewer=user)
     return [req.to_sender("replies/queued.txt", view=view, line=" ".join(words), userid=user["userid"])]
 
 
 def chat(req: Request) -> list[Reply]:
+    """A word to the players and observers of a board, from one of them."""
     a = req.args
-    game, user = player_game(req.ctx, a.board, a.userid, a.password, req.game)
+    game, user = member_game(req.ctx, a.board, a.userid, a.password, req.game)
     return [Reply("replies/chat.txt", watchers(req.ctx, game, results_only=False),
                   {"view": board_view(req.ctx, game), "from": user["userid"], "comment": req.comment})]
 
@@ -148,7 +152,7 @@ def show(req: Request) -> list[Reply]:
     views = []
     for ref in a.boards:
         game, position = position_of(ctx, ref, req.game)
-        views.append(board_view(ctx, game, position=position))
+        views.append(board_view(ctx, game, position=position, observers=True))
     users = [live_user(ctx, u) for u in a.userids]
     rows = selected(ctx, req.game, users, a.selection, "active") if users else []
     return [_show(req, views, rows, [u["userid"] for u in users], get_variant(req.game).title)]
@@ -161,7 +165,7 @@ def _show(req: Request, views: list[dict[str, Any]], rows: list[Row], userids: l
     most = req.config.limits.boards_per_show
     shown = views[:most]
     loaded = rows[: max(most - len(shown), 0)]
-    shown += [board_view(req.ctx, g, viewer=viewer) for g in load_games(req.ctx, loaded)]
+    shown += [board_view(req.ctx, g, viewer=viewer, observers=True) for g in load_games(req.ctx, loaded)]
     left_out = len(views) + len(rows) - len(shown)
     return req.to_sender("replies/show.txt", views=shown, title=title, userids=userids, left_out=left_out)
 
@@ -173,7 +177,8 @@ def showas(req: Request) -> list[Reply]:
     views = []
     for ref in a.boards:
         game, position = position_of(ctx, ref, req.game)
-        views.append(board_view(ctx, game, position=position, viewer=user if game.colour_of(user) else None))
+        views.append(board_view(ctx, game, position=position, viewer=user if game.colour_of(user) else None,
+                                observers=True))
     rows = [] if a.boards else selected(ctx, req.game, [user], a.selection, "active")
     return [_show(req, views, rows, [user["userid"]], get_variant(req.game).title, viewer=user)]
 
@@ -185,13 +190,22 @@ def all_show(req: Request) -> list[Reply]:
 
 
 def games_table(req: Request) -> list[Reply]:
+    """The table of boards; a userid nobody has is a player with no games
+    (as the old server answered), not an error."""
     a = req.args
-    users = [live_user(req.ctx, u) for u in a.userids]
-    found = selected(req.ctx, req.game, users, a.selection, "all")
+    users, unknown = [], []
+    for userid in a.userids:
+        row = req.store.find_user(userid.key)
+        if row is None or row["deleted_at"] is not None:
+            unknown.append(str(userid))
+        else:
+            users.append(row)
+    found = selected(req.ctx, req.game, users, a.selection, "all") if users or not unknown else []
     most = GAMES_PER_SHOW * req.config.limits.boards_per_show
     rows = [board_view(req.ctx, g) for g in load_games(req.ctx, found[:most])]
     return [req.to_sender("replies/games.txt", rows=rows, title=get_variant(req.game).title,
-                          selection=a.selection or "all", left_out=len(found) - len(rows))]
+                          selection=a.selection or "all", left_out=len(found) - len(rows),
+                          userids=[u["userid"] for u in users], unknown=unknown)]
 
 
 def preview(req: Request) -> list[Reply]:

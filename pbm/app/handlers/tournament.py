@@ -41,8 +41,14 @@ def join_or_leave(req: Request) -> list[Reply]:
     user = login(req.ctx, a.userid, a.password)
     joining = req.command.name == "tournament join"
     event = tournaments.enter(req.ctx, load_event(req.ctx, a.name, req.game), user, joining=joining)
-    return [Reply("replies/tournament-entry.txt", account_addresses(req.store, user, req.sender),
-                  {**event_context(req.store, event), "userid": user["userid"], "joined": joining})]
+    context = {**event_context(req.store, event), "userid": user["userid"], "joined": joining}
+    mails = [Reply("replies/tournament-entry.txt", account_addresses(req.store, user, req.sender),
+                   {**context, "to_director": False})]
+    director = req.store.user_by_id(event.row["director_id"])
+    if director["id"] != user["id"]:  # the director hears of every entry and every leaving
+        mails.append(Reply("replies/tournament-entry.txt", game_addresses(req.store, director),
+                           {**context, "to_director": True}))
+    return mails
 
 
 def start(req: Request) -> list[Reply]:
