@@ -99,6 +99,32 @@ def test_the_password_is_never_shown_in_any_order(site, name):
     assert tables_holding(pipeline.store, SECRET) == []
 
 
+#: The old server's aliases, abbreviations and argument order (issue 17).
+OLD_FORMS = {
+    "mvoe": f"trax mvoe 101 alice {SECRET} @0+",
+    "qboard": f"trax qboard 101 alice {SECRET} @0+",
+    "chall": f"trax chall alice bob {SECRET}",
+    "sub (old order)": f"trax sub alice {SECRET} 101",
+    "unsub (old order)": f"trax unsub alice {SECRET} all",
+    "move with **": f"trax board 101 alice {SECRET} @0+ **",
+}
+
+
+@pytest.mark.parametrize("name", sorted(OLD_FORMS))
+def test_the_password_is_never_shown_in_the_old_servers_forms(site, name):
+    pipeline, start = site
+    words = OLD_FORMS[name].split()
+    now = start
+    for order in orders(words[2:]):
+        now += timedelta(hours=2)
+        subject = " ".join([*words[:2], *order])
+        result = pipeline.exec_command("alice@example.org", subject, now=now)
+        assert SECRET not in result.summary, subject
+        for reply in result.replies:
+            assert SECRET not in reply.as_bytes().decode("utf-8", "replace"), subject
+    assert tables_holding(pipeline.store, SECRET) == []
+
+
 def tables_holding(store: Store, secret: str) -> list[tuple[str, str]]:
     """Every value in every table of the database in which ``secret`` stands."""
     found = []
