@@ -48,3 +48,17 @@ def quiet_game(rng: random.Random, moves: int, variant: str = "trax") -> list[st
     while (board := quiet_board(rng, variant, lambda b: b.ply >= moves)) is None:
         pass
     return [str(m) for m in board.moves]
+
+
+#: The six tile faces (white masks) a LuckyTrax draw picks from.
+FACES = (5, 10, 9, 6, 3, 12)
+
+
+def random_turn(board: Board, rng: random.Random) -> str:
+    """Play one random turn as a server would: in LuckyTrax draw a face and
+    play a random placement of it, or pass when it fits nowhere; else a
+    random legal move.  Returns the move as played."""
+    if board.variant.drawn:
+        options = board.placements(rng.choice(FACES))
+        return str(board.play(rng.choice(options) if options else "pass"))
+    return str(board.play(rng.choice(board.legal_moves())))

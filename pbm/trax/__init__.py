@@ -8,13 +8,17 @@
 ['A0+', 'A0/', 'A0\\\\']
 """
 
-from .board import Board, LastTurn, Move, WinningTrack
+from .board import PASS, Board, LastTurn, Move, Scored, WinningTrack
 from .errors import IllegalMoveError, NotationError, TraxError
-from .notation import column_index, column_letters, parse_notation
-from .outcome import Outcome
-from .variants import VARIANTS, Variant, get_variant
+from .notation import column_index, column_letters, is_pass, parse_notation
+from .outcome import REASONS, Outcome
+from .variants import DEFAULT_POINTS, ENDINGS, VARIANTS, Variant, get_variant
 
 __all__ = [
+    "DEFAULT_POINTS",
+    "ENDINGS",
+    "PASS",
+    "REASONS",
     "VARIANTS",
     "Board",
     "IllegalMoveError",
@@ -22,11 +26,13 @@ __all__ = [
     "Move",
     "NotationError",
     "Outcome",
+    "Scored",
     "TraxError",
     "Variant",
     "WinningTrack",
     "column_index",
     "column_letters",
     "get_variant",
+    "is_pass",
     "parse_notation",
 ]

@@ -24,6 +24,36 @@ playouts):
   track that won (:meth:`Board.winning_track`) is worked out when asked, once
   per mail: :meth:`Board.winning_track` is the one place a track is walked,
   and nothing of it touches :meth:`Board.play` or :meth:`Board.pop`.
+
+The game types beyond plain Trax (see :mod:`.variants`) are options of the
+same board, and cost the other game types nothing on the way through
+:meth:`Board.play`, :meth:`Board.pop` and :meth:`Board.legal_moves`:
+
+* **A limited area** (``8x8trax``, ``minitrax``): a chosen tile may not make
+  the formation wider or taller than ``max_size``.  How the game ends when
+  the area runs out is the board's ``ending``: ``"draw"`` (no legal turn
+  left: a draw) or ``"lastloses"`` (no legal turn left that completes no
+  loop and no line: the player who placed the last tile loses, so the side
+  to move wins, reason ``"lasttile"``).  Both are decided lazily in
+  :meth:`Board.outcome`, once per position: ``"lastloses"`` plays each
+  legal turn on the board's own dictionaries, looks for a loop or a line
+  and takes it back, stopping at the first quiet one.
+* **LuckyTrax**: the server draws the face of each turn;
+  :meth:`Board.placements` lists the legal turns that place that face, and
+  when there are none the player passes (``Board.play("pass")``, the move
+  :data:`PASS`), a turn that places nothing.  The engine cannot know the
+  draw, so :meth:`Board.legal_moves` never lists a pass.
+* **PointTrax**: a completed loop scores its owner (its colour) one point
+  per tile the loop's track runs through, and stays on the board; a
+  completed line scores its tiles the same way and clears the playing
+  area.  The position after that turn still shows the line; the board
+  notes that a reset is due, and the next :meth:`Board.play` stashes the
+  old area in its undo log and starts a fresh one with ``@0+`` or ``@0/``
+  (so :meth:`Board.pop` brings the old area back exactly).  After a turn
+  that scored, a player with at least the target score and more points
+  than the other wins (reason ``"points"``); with equal scores play goes
+  on until they differ.  Loops and lines never end the game by
+  themselves.  Replaying the move list gives the same scores and areas.
 """
 
 from __future__ import annotations
@@ -32,8 +62,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from .errors import IllegalMoveError, TraxError
-from .notation import NewNotation, OldNotation, column_letters, parse_notation
+from .errors import IllegalMoveError, NotationError, TraxError
+from .notation import PASS_WORD, NewNotation, OldNotation, column_letters, parse_notation
 from .outcome import Outcome
 from .render import render
 from .tiles import (
@@ -57,7 +87,7 @@ from .tiles import (
     S,
     W,
 )
-from .variants import Variant, get_variant
+from .variants import ENDINGS, Variant, get_variant
 
 _TURN_LETTER = {N: "U", E: "R", S: "D", W: "L"}
 _TURN_WORD = {"U": "up", "D": "down", "L": "left", "R": "right"}
@@ -66,7 +96,9 @@ _TURN_WORD = {"U": "up", "D": "down", "L": "left", "R": "right"}
 _Link: TypeAlias = tuple[int, int, int]
 
 #: What :meth:`Board.fingerprint` returns: tiles, path ends, frontier keys,
-#: bounding box, outcome and number of moves.
+#: bounding box, outcome, number of moves, and the scores, the plies after
+#: which the area was cleared and whether a reset is due (PointTrax; zeros,
+#: ``()`` and False elsewhere).
 Fingerprint: TypeAlias = tuple[
     frozenset[tuple[int, int, int]],
     frozenset[tuple[int, int]],
@@ -74,7 +106,14 @@ Fingerprint: TypeAlias = tuple[
     tuple[int, int, int, int],
     Outcome | None,
     int,
+    tuple[int, int],
+    tuple[int, ...],
+    bool,
 ]
+
+#: The symbol of a pass (:data:`PASS`): no notation symbol, so a pass can
+#: never be taken for a tile.
+PASS_SYMBOL = "pass"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +122,9 @@ class Move:
 
     ``tile`` says which colouring of the symbol was placed; it follows from
     the position, so it takes no part in comparisons.
+
+    A LuckyTrax pass is the move :data:`PASS`: symbol :data:`PASS_SYMBOL`,
+    column and row 0, no tile; ``str()`` gives ``"pass"``.
     """
 
     column: int
@@ -91,15 +133,28 @@ class Move:
     tile: int = field(default=0, compare=False)
 
     def __str__(self) -> str:
+        if self.symbol == PASS_SYMBOL:
+            return PASS_WORD
         return f"{column_letters(self.column)}{self.row}{self.symbol}"
 
     def __repr__(self) -> str:
         return f"Move({str(self)!r})"
 
     @property
+    def is_pass(self) -> bool:
+        """Is this a LuckyTrax pass (a turn that places nothing)?"""
+        return self.symbol == PASS_SYMBOL
+
+    @property
     def cell(self) -> str:
-        """The cell part of the notation, e.g. ``B2``."""
+        """The cell part of the notation, e.g. ``B2`` (``""`` for a pass)."""
+        if self.symbol == PASS_SYMBOL:
+            return ""
         return f"{column_letters(self.column)}{self.row}"
+
+
+#: The LuckyTrax pass: a turn that places nothing (see :meth:`Board.play`).
+PASS = Move(0, 0, PASS_SYMBOL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,10 +167,13 @@ class LastTurn:
     *after* the turn (the frame a diagram of the position shows): they differ
     from ``move`` when the move went into column ``@`` or row ``0``.  Each
     carries its ``tile`` (white mask).
+
+    A LuckyTrax pass places nothing: ``move`` is :data:`PASS`, ``placed`` is
+    ``None`` and ``forced`` is ``()``.
     """
 
     move: Move
-    placed: Move
+    placed: Move | None
     forced: tuple[Move, ...]
 
 
@@ -133,6 +191,47 @@ class WinningTrack:
     cells: tuple[tuple[int, int], ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """One track that scored in a PointTrax turn: its owner ``colour``
+    (``"white"`` or ``"black"``), ``kind`` (``"loop"`` or ``"line"``), the
+    points it scored (``tiles``: the number of tiles its track runs
+    through) and those ``cells`` ``(column, row)`` in order along the track,
+    in the coordinates of the position after the turn (the position that
+    still shows a line that cleared the area)."""
+
+    colour: str
+    kind: str
+    tiles: int
+    cells: tuple[tuple[int, int], ...]
+
+
+@dataclass(slots=True)
+class _Area:
+    """A playing area put aside when a PointTrax line cleared it."""
+
+    tiles: dict[int, int]
+    ends: dict[int, int]
+    keys: dict[int, int]
+    bbox: tuple[int, int, int, int]
+    lcache: dict[int, tuple[int, tuple[int, ...], tuple[Move, ...]]]
+    deps: dict[int, list[int]]
+
+
+@dataclass(slots=True)
+class _Extra:
+    """What a LuckyTrax or PointTrax turn changed beyond the tiles: the
+    scores, whether a reset was due and how many areas were cleared before
+    it, the area it put aside (the first turn of a new area), and what it
+    scored."""
+
+    scores: tuple[int, int]
+    reset_due: bool
+    areas: int
+    area: _Area | None = None
+    scored: tuple[Scored, ...] = ()
+
+
 @dataclass(slots=True)
 class _Turn:
     """What one turn changed, so that it can be taken back exactly."""
@@ -143,10 +242,22 @@ class _Turn:
     keys_log: list[tuple[int, int | None]]
     bbox: tuple[int, int, int, int]
     outcome: Outcome | None
+    extra: _Extra | None = None
 
 
 class Board:
     """A Trax position with its move history.
+
+    ``variant`` is the game type (see :mod:`.variants`).  Two options set a
+    board's own rules; ``None`` takes the game type's default:
+
+    ``ending``
+        For a limited area only (``8x8trax``: ``"draw"`` by default,
+        ``minitrax``: ``"lastloses"``): how the game ends when the area runs
+        out (see :mod:`.variants`).  ``ValueError`` for an unlimited game type.
+    ``points``
+        For PointTrax only: the target score (25 by default, at least 1).
+        ``ValueError`` for any other game type.
 
     >>> b = Board()
     >>> str(b.play("@0/"))
@@ -155,8 +266,35 @@ class Board:
     1
     """
 
-    def __init__(self, variant: str | Variant = "trax") -> None:
+    def __init__(self, variant: str | Variant = "trax", *, ending: str | None = None,
+                 points: int | None = None) -> None:
         self.variant = get_variant(variant)
+        v = self.variant
+        if v.max_size is None:
+            if ending is not None:
+                raise ValueError(
+                    f"{v.title} has no ending to choose: its formation may grow without limit "
+                    "(an ending is for a limited area, as in 8x8 Trax and MiniTrax)"
+                )
+        else:
+            if ending is None:
+                ending = v.ending
+            elif ending not in ENDINGS:
+                raise ValueError(f"unknown ending {ending!r}; the endings are {', '.join(ENDINGS)}")
+        if v.points is None:
+            if points is not None:
+                raise ValueError(f"{v.title} keeps no score: a target score is for PointTrax")
+        else:
+            if points is None:
+                points = v.points
+            elif isinstance(points, bool) or not isinstance(points, int) or points < 1:
+                raise ValueError(f"the target score must be a whole number of at least 1, not {points!r}")
+        self._ending = ending
+        self._points = points
+        self._lastloses = ending == "lastloses"
+        # LuckyTrax and PointTrax turns go through _play_special; the other
+        # game types never look at what they need
+        self._special = v.drawn or v.points is not None
         self._tiles: dict[int, int] = {}
         self._ends: dict[int, int] = {}
         # frontier: empty cell touching the formation -> its entry key
@@ -164,7 +302,10 @@ class Board:
         self._minx = self._maxx = self._miny = self._maxy = 0
         self._turns: list[_Turn] = []
         self._outcome: Outcome | None = None
-        self._draw_cache: tuple[int, bool] = (-1, False)
+        # The ending of a limited area, decided once per position: the last
+        # turn (by identity: a turn taken back and played again is a new
+        # object) and what the ending says after it.
+        self._end_cache: tuple[_Turn | None, Outcome | None] = (None, None)
         # The legal placements of each frontier cell, kept between turns.
         # _deps lists, for every cell an answer read (the placement, its
         # forced chains and their empty neighbours), the frontier cells whose
@@ -172,14 +313,21 @@ class Board:
         # next to such a cell drops those answers.
         self._lcache: dict[int, tuple[int, tuple[int, ...], tuple[Move, ...]]] = {}
         self._deps: dict[int, list[int]] = {}
+        # PointTrax: white's and black's scores, the plies after which the
+        # area was cleared, and whether the next move starts a fresh area
+        self._scores = [0, 0]
+        self._areas: list[int] = []
+        self._reset_due = False
 
     # ------------------------------------------------------------------
     # construction helpers
 
     @classmethod
-    def replay(cls, moves: Iterable[str | Move], variant: str = "trax") -> Board:
-        """A board with ``moves`` played in order (either notation)."""
-        board = cls(variant)
+    def replay(cls, moves: Iterable[str | Move], variant: str | Variant = "trax", *,
+               ending: str | None = None, points: int | None = None) -> Board:
+        """A board with ``moves`` played in order (either notation, and
+        ``pass`` in LuckyTrax), with the options of :class:`Board`."""
+        board = cls(variant, ending=ending, points=points)
         for number, move in enumerate(moves, start=1):
             try:
                 board.play(move)
@@ -188,14 +336,62 @@ class Board:
         return board
 
     def copy(self) -> Board:
-        """An independent board with the same moves."""
-        return Board.replay(self.moves, self.variant.name)
+        """An independent board with the same moves and options."""
+        return Board.replay(self.moves, self.variant, ending=self._ending, points=self._points)
 
     def after(self, n: int) -> Board:
-        """The position as it stood after move ``n`` (0 = the empty board)."""
+        """The position as it stood after move ``n`` (0 = the empty board),
+        with the same options."""
         if not 0 <= n <= len(self._turns):
             raise ValueError(f"there is no move {n}; this game has {len(self._turns)} moves")
-        return Board.replay(self.moves[:n], self.variant.name)
+        return Board.replay(self.moves[:n], self.variant, ending=self._ending, points=self._points)
+
+    # ------------------------------------------------------------------
+    # the board's options and PointTrax's scores
+
+    @property
+    def ending(self) -> str | None:
+        """``"draw"`` or ``"lastloses"`` for a limited area, else None."""
+        return self._ending
+
+    @property
+    def points(self) -> int | None:
+        """The target score of a PointTrax board, else None."""
+        return self._points
+
+    @property
+    def scores(self) -> dict[str, int]:
+        """``{"white": n, "black": m}``: the points each has scored (always
+        zero but in PointTrax)."""
+        return {"white": self._scores[WHITE], "black": self._scores[BLACK]}
+
+    def last_scored(self) -> tuple[Scored, ...]:
+        """What the last turn scored (PointTrax), each track that scored
+        (white's first, then black's); ``()`` when it scored nothing, before
+        the first move and in the other game types."""
+        if not self._turns:
+            return ()
+        extra = self._turns[-1].extra
+        return () if extra is None else extra.scored
+
+    @property
+    def areas(self) -> tuple[int, ...]:
+        """The plies after which a PointTrax line cleared the playing area,
+        in order (a line that wins the game clears nothing)."""
+        return tuple(self._areas)
+
+    @property
+    def area(self) -> int:
+        """The number of the playing area the position shows: 1, then one
+        more for each cleared area whose first move has been played."""
+        return len(self._areas) + 1 - self._reset_due
+
+    @property
+    def reset_due(self) -> bool:
+        """Did the last turn complete a PointTrax line, so that the next move
+        starts a fresh area (``@0+`` or ``@0/``)?  The position still shows
+        the line until then."""
+        return self._reset_due
 
     # ------------------------------------------------------------------
     # what the position looks like
@@ -241,7 +437,8 @@ class Board:
 
     def last_placed(self) -> list[tuple[int, int]]:
         """Cells (column, row) placed by the last turn, the chosen one first,
-        then the tiles it forced; empty before the first move."""
+        then the tiles it forced; empty before the first move and after a
+        pass."""
         if not self._turns:
             return []
         out = []
@@ -252,10 +449,12 @@ class Board:
 
     def last_turn(self) -> LastTurn | None:
         """The last turn's move, chosen tile and forced tiles (see
-        :class:`LastTurn`); None before the first move."""
+        :class:`LastTurn`; a pass has no tile); None before the first move."""
         if not self._turns:
             return None
         turn = self._turns[-1]
+        if not turn.placed:
+            return LastTurn(turn.move, None, ())
         chosen, *forced = (self._placed_move(cell) for cell in turn.placed)
         return LastTurn(turn.move, chosen, tuple(forced))
 
@@ -267,7 +466,8 @@ class Board:
 
     def winning_track(self) -> WinningTrack | None:
         """The track that won a game ended by a loop or a line (see
-        :class:`WinningTrack`); None while undecided and for a draw.
+        :class:`WinningTrack`); None while undecided, for a draw and for the
+        other endings (the last tile, points).
 
         A win always runs through a tile of the last turn, so the tracks of
         the winner's colour through those tiles are followed until one closes
@@ -275,7 +475,7 @@ class Board:
         outermost edges of a formation at least 8 wide or tall (a line, the
         rule :meth:`_spans` applies when the turn is played)."""
         outcome = self._outcome
-        if outcome is None or outcome.winner is None or not self._turns:
+        if outcome is None or outcome.reason not in ("loop", "line") or not self._turns:
             return None
         colour = COLOUR_NAMES.index(outcome.winner)
         width = self._maxx - self._minx + 1
@@ -339,7 +539,12 @@ class Board:
 
     def __repr__(self) -> str:
         moves = " ".join(str(m) for m in self.moves)
-        return f"Board({self.variant.name!r}, moves={moves!r})"
+        options = ""
+        if self._ending is not None:
+            options += f", ending={self._ending!r}"
+        if self._points is not None:
+            options += f", points={self._points!r}"
+        return f"Board({self.variant.name!r}{options}, moves={moves!r})"
 
     def __str__(self) -> str:
         return render(self)
@@ -353,22 +558,63 @@ class Board:
             (self._minx, self._maxx, self._miny, self._maxy),
             self._outcome,
             len(self._turns),
+            (self._scores[WHITE], self._scores[BLACK]),
+            tuple(self._areas),
+            self._reset_due,
         )
 
     # ------------------------------------------------------------------
     # outcome
 
     def outcome(self) -> Outcome | None:
-        """``None`` while undecided, else who won and how (or a draw)."""
+        """``None`` while undecided, else who won and how (or a draw).
+
+        A loop, a line or a PointTrax score decides when the turn is played;
+        the ending of a limited area (a draw, or the last tile) is decided
+        here, at most once per position."""
         if self._outcome is not None:
             return self._outcome
-        if self.variant.can_draw and self._tiles:
-            ply = len(self._turns)
-            if self._draw_cache[0] != ply:
-                self._draw_cache = (ply, not self._any_legal())
-            if self._draw_cache[1]:
-                return Outcome(None, "draw")
+        if self._ending is not None and self._tiles:
+            last = self._turns[-1]
+            cached, ended = self._end_cache
+            if cached is not last:
+                ended = self._decide_ending()
+                self._end_cache = (last, ended)
+            return ended
         return None
+
+    def _decide_ending(self) -> Outcome | None:
+        """The ending of a limited area in this position (no loop or line
+        has decided the game): ``"draw"``: a draw when the side to move has
+        no legal turn; ``"lastloses"``: the side to move wins when it has no
+        legal turn that completes nothing."""
+        if not self._lastloses:
+            return None if self._any_legal() else Outcome(None, "draw")
+        legal = self._turn_is_legal
+        quiet = self._is_quiet
+        for cell, tile, _ in self._candidates():
+            if legal(cell, tile) and quiet(cell, tile):
+                return None
+        return Outcome(self.turn, "lasttile")
+
+    def _is_quiet(self, cell: int, tile: int) -> bool:
+        """Does the legal turn placing ``tile`` at ``cell`` complete no loop
+        and no line?  The turn is played on the board's own dictionaries and
+        taken back at once; nothing else (the legality cache, the move list)
+        notices."""
+        old_bbox = (self._minx, self._maxx, self._miny, self._maxy)
+        y, x = divmod(cell, STRIDE)
+        self._minx, self._maxx = min(self._minx, x), max(self._maxx, x)
+        self._miny, self._maxy = min(self._miny, y), max(self._maxy, y)
+        turn = _Turn(PASS, [], [], [], old_bbox, self._outcome)
+        loops: set[int] = set()
+        links: list[_Link] = []
+        try:
+            bad = self._run_turn(cell, tile, turn, loops, links)
+            assert bad is None, "only legal turns are tried"
+            return not loops and not self._lines(links)
+        finally:
+            self._undo(turn)
 
     def is_over(self) -> bool:
         return self.outcome() is not None
@@ -383,16 +629,43 @@ class Board:
     def parse_move(self, text: str | Move) -> Move:
         """Resolve a move (new or old notation, or a :class:`Move`) in this
         position without playing it.  Raises :class:`NotationError` or
-        :class:`IllegalMoveError`; the whole turn is not checked here."""
+        :class:`IllegalMoveError`; the whole turn is not checked here.
+
+        ``pass`` (or :data:`PASS`) resolves to :data:`PASS` in LuckyTrax and
+        is an :class:`IllegalMoveError` elsewhere.  When a PointTrax reset is
+        due the move is read against the fresh, empty area."""
+        if self._reset_due:
+            saved = self._clear_area()
+            self._reset_due = False
+            try:
+                return self.parse_move(text)
+            finally:
+                self._restore_area(saved)
+                self._reset_due = True
         if isinstance(text, Move):
+            if text.symbol == PASS_SYMBOL:
+                return self._pass()
             spec: NewNotation | OldNotation = NewNotation(text.column, text.row, text.symbol)
         else:
-            spec = parse_notation(text)
+            try:
+                spec = parse_notation(text)
+            except NotationError:
+                if isinstance(text, str) and text.strip().lower() == PASS_WORD:
+                    return self._pass()
+                raise
         if isinstance(spec, NewNotation):
             cell, tile = self._resolve_new(spec)
         else:
             cell, tile = self._resolve_old(spec)
         return self._move_for(cell, tile)
+
+    def _pass(self) -> Move:
+        if not self.variant.drawn:
+            raise IllegalMoveError(
+                f"a turn cannot be passed in {self.variant.title}: a pass is only for LuckyTrax, "
+                "when the tile drawn fits nowhere"
+            )
+        return PASS
 
     def _move_for(self, cell: int, tile: int) -> Move:
         if not self._tiles:
@@ -424,11 +697,15 @@ class Board:
                 parts.append(f"black from the {DIRECTION_NAMES[d]}")
         return ", ".join(parts)
 
+    def _what_starts(self) -> str:
+        """What a first move starts: a game, or a fresh PointTrax area."""
+        return "the fresh area (a line cleared the last one)" if self._areas else "a game"
+
     def _resolve_new(self, spec: NewNotation) -> tuple[int, int]:
         if not self._tiles:
             if (spec.column, spec.row) != (0, 0) or spec.symbol == "\\":
                 raise IllegalMoveError(
-                    f"{spec} cannot start a game: the first move is @0+ or @0/ "
+                    f"{spec} cannot start {self._what_starts()}: the first move is @0+ or @0/ "
                     "(the first tile fixes which way up the board is)"
                 )
             return ORIGIN, TILES_OF_SYMBOL[spec.symbol][0]
@@ -447,7 +724,7 @@ class Board:
         if not self._tiles:
             if (spec.column, spec.row) != (1, 1) or spec.letter not in "SC":
                 raise IllegalMoveError(
-                    f"{spec} cannot start a game: in the old notation the first move is A1S or A1C"
+                    f"{spec} cannot start {self._what_starts()}: in the old notation the first move is A1S or A1C"
                 )
             return ORIGIN, (5 if spec.letter == "S" else 9)
         x = self._minx + spec.column - 1
@@ -512,10 +789,57 @@ class Board:
         Accepts either notation or a :class:`Move`; returns the move as
         recorded (canonical new notation).  On any error the board is left
         exactly as it was.
+
+        In LuckyTrax ``"pass"`` (or :data:`PASS`) is a turn that places
+        nothing: the other side is to move.  The engine does not know the
+        tile drawn, so it accepts a pass whenever the game goes on; the
+        server passes for a player whose drawn face has no
+        :meth:`placements`.  In PointTrax, when a reset is due the move is
+        the first move of a fresh area (``@0+`` or ``@0/``).
         """
         if self.outcome() is not None:
             raise IllegalMoveError("the game is over; no more moves can be played")
+        if self._special:
+            return self._play_special(move)
         resolved = self.parse_move(move)
+        loops: set[int] = set()
+        links: list[_Link] = []
+        self._play_tile(resolved, None, loops, links)
+        self._settle_wins(loops, links)
+        return resolved
+
+    def _play_special(self, move: str | Move) -> Move:
+        """:meth:`play` in LuckyTrax and PointTrax: passes, scores and the
+        fresh areas, each logged with the turn for :meth:`pop`."""
+        resolved = self.parse_move(move)
+        extra = _Extra((self._scores[WHITE], self._scores[BLACK]), self._reset_due, len(self._areas))
+        if resolved.symbol == PASS_SYMBOL:
+            bbox = (self._minx, self._maxx, self._miny, self._maxy)
+            self._turns.append(_Turn(resolved, [], [], [], bbox, self._outcome, extra))
+            return resolved
+        if self._reset_due:
+            extra.area = self._clear_area()
+            self._reset_due = False
+        loops: set[int] = set()
+        links: list[_Link] = []
+        try:
+            self._play_tile(resolved, extra, loops, links)
+        except TraxError:
+            if extra.area is not None:
+                self._restore_area(extra.area)
+                self._reset_due = True
+            raise
+        if self._points is not None:
+            if loops or links:
+                self._score(extra, loops, links)
+        else:
+            self._settle_wins(loops, links)
+        return resolved
+
+    def _play_tile(self, resolved: Move, extra: _Extra | None, loops: set[int], links: list[_Link]) -> None:
+        """Place the chosen tile of ``resolved`` and all it forces, and log
+        the turn; ``loops`` and ``links`` collect what it closed and joined.
+        Raises :class:`IllegalMoveError` with the board unchanged."""
         first = not self._tiles
         if first:
             cell = ORIGIN
@@ -536,9 +860,7 @@ class Board:
                     f"which {self.variant.title} does not allow"
                 )
         self._minx, self._maxx, self._miny, self._maxy = minx, maxx, miny, maxy
-        turn = _Turn(resolved, [], [], [], old_bbox, self._outcome)
-        loops: set[int] = set()
-        links: list[_Link] = []
+        turn = _Turn(resolved, [], [], [], old_bbox, self._outcome, extra)
         bad = self._run_turn(cell, resolved.tile, turn, loops, links)
         if bad is not None:
             self._undo(turn)
@@ -548,8 +870,6 @@ class Board:
             )
         self._turns.append(turn)
         self._forget_legality_near(turn.placed)
-        self._settle_wins(loops, links)
-        return resolved
 
     def _place(self, cell: int, tile: int, turn: _Turn, loops: set[int], links: list[_Link]) -> None:
         tiles = self._tiles
@@ -614,21 +934,108 @@ class Board:
 
     def _settle_wins(self, loops: set[int], links: list[_Link]) -> None:
         wins = set(loops)
-        if self.variant.lines_win:
-            width = self._maxx - self._minx + 1
-            height = self._maxy - self._miny + 1
-            if width >= 8 or height >= 8:
-                ends = self._ends
-                for fa, fb, colour in links:
-                    if colour in wins or ends.get(fa) != fb:
-                        continue
-                    if self._spans(fa, fb, width, height):
-                        wins.add(colour)
+        if self.variant.lines_win and (self._maxx - self._minx >= 7 or self._maxy - self._miny >= 7):
+            wins |= self._lines(links)
         if not wins:
             return
         mover = WHITE if len(self._turns) % 2 == 1 else BLACK
         winner = mover if mover in wins else 1 - mover
         self._outcome = Outcome(COLOUR_NAMES[winner], "loop" if winner in loops else "line")
+
+    def _lines(self, links: list[_Link]) -> set[int]:
+        """The colours of the paths a turn joined (``links``) that are lines
+        now that it is over (none where lines do not count)."""
+        lines: set[int] = set()
+        if not self.variant.lines_win:
+            return lines
+        width = self._maxx - self._minx + 1
+        height = self._maxy - self._miny + 1
+        if width >= 8 or height >= 8:
+            ends = self._ends
+            for fa, fb, colour in links:
+                if colour in lines or ends.get(fa) != fb:
+                    continue
+                if self._spans(fa, fb, width, height):
+                    lines.add(colour)
+        return lines
+
+    # ------------------------------------------------------------------
+    # PointTrax
+
+    def _score(self, extra: _Extra, loops: set[int], links: list[_Link]) -> None:
+        """Score what the turn just played completed: each loop and line its
+        owner's tiles; a line clears the area (the reset is due), a score at
+        the target with more points than the other wins."""
+        lines = self._lines(links)
+        if not loops and not lines:
+            return
+        scored = self._completed(self._turns[-1].placed, loops, lines)
+        scores = self._scores
+        for track in scored:
+            scores[COLOUR_NAMES.index(track.colour)] += track.tiles
+        extra.scored = tuple(scored)
+        white, black = scores
+        assert self._points is not None
+        if max(white, black) >= self._points and white != black:
+            self._outcome = Outcome("white" if white > black else "black", "points")
+        elif lines:
+            self._reset_due = True
+            self._areas.append(len(self._turns))
+
+    def _completed(self, placed: list[int], loops: set[int], lines: set[int]) -> list[Scored]:
+        """The loops of the colours in ``loops`` and the lines of those in
+        ``lines`` that run through the ``placed`` tiles, white's first: the
+        tracks a turn completed, each walked once."""
+        tiles = self._tiles
+        width = self._maxx - self._minx + 1
+        height = self._maxy - self._miny + 1
+        out = []
+        for colour in (WHITE, BLACK):
+            if colour not in loops and colour not in lines:
+                continue
+            seen: set[int] = set()
+            for start in placed:
+                if start in seen:
+                    continue
+                seen.add(start)
+                one, other = PATHS[tiles[start]][colour]
+                ahead, end = self._follow(start, colour, other)
+                seen.update(ahead)
+                if end is None:
+                    if colour in loops:
+                        out.append(self._scored(colour, "loop", [start, *ahead]))
+                    continue
+                behind, start_end = self._follow(start, colour, one)
+                seen.update(behind)
+                if (colour in lines and start_end is not None
+                        and self._spans(start_end, end, width, height)):
+                    cells = [*reversed(behind), start, *ahead]
+                    if self._edge_position(start_end) > self._edge_position(end):
+                        cells.reverse()  # run it from the left (or top) edge
+                    out.append(self._scored(colour, "line", cells))
+        return out
+
+    def _scored(self, colour: int, kind: str, cells: list[int]) -> Scored:
+        minx, miny = self._minx, self._miny
+        points = []
+        for cell in cells:
+            y, x = divmod(cell, STRIDE)
+            points.append((x - minx + 1, y - miny + 1))
+        return Scored(COLOUR_NAMES[colour], kind, len(points), tuple(points))
+
+    def _clear_area(self) -> _Area:
+        """Put the playing area aside and start an empty one; returns what
+        :meth:`_restore_area` needs to bring it back."""
+        area = _Area(self._tiles, self._ends, self._keys, (self._minx, self._maxx, self._miny, self._maxy),
+                     self._lcache, self._deps)
+        self._tiles, self._ends, self._keys, self._lcache, self._deps = {}, {}, {}, {}, {}
+        self._minx = self._maxx = self._miny = self._maxy = 0
+        return area
+
+    def _restore_area(self, area: _Area) -> None:
+        self._tiles, self._ends, self._keys = area.tiles, area.ends, area.keys
+        self._minx, self._maxx, self._miny, self._maxy = area.bbox
+        self._lcache, self._deps = area.lcache, area.deps
 
     def _spans(self, ea: int, eb: int, width: int, height: int) -> bool:
         """Do path ends at edges ea and eb lie on opposite outermost sides?"""
@@ -652,12 +1059,21 @@ class Board:
     # undo
 
     def pop(self) -> Move:
-        """Take back the last turn (chosen and forced tiles); return its move."""
+        """Take back the last turn (chosen and forced tiles, or a pass) and
+        all it changed (a PointTrax score, a cleared area, a fresh one: the
+        old area comes back exactly); return its move."""
         if not self._turns:
             raise IllegalMoveError("there is no move to take back")
         turn = self._turns.pop()
         self._forget_legality_near(turn.placed)
         self._undo(turn)
+        extra = turn.extra
+        if extra is not None:
+            if extra.area is not None:
+                self._restore_area(extra.area)
+            self._scores[:] = extra.scores
+            self._reset_due = extra.reset_due
+            del self._areas[extra.areas:]
         return turn.move
 
     def _undo(self, turn: _Turn) -> None:
@@ -800,11 +1216,16 @@ class Board:
 
     def legal_moves(self) -> list[Move]:
         """Every distinct cell+symbol whose whole turn is legal, in reading
-        order (row, then column, then ``+ / \\``); empty once the game is over."""
+        order (row, then column, then ``+ / \\``); empty once the game is over.
+        The first move (``@0+``, ``@0/``) on an empty board or when a
+        PointTrax reset is due.  Never a pass: the engine does not know the
+        tile a LuckyTrax player drew (see :meth:`placements`)."""
         if self._outcome is not None:
             return []
-        if not self._tiles:
+        if not self._tiles or self._reset_due:
             return [Move(0, 0, "+", 5), Move(0, 0, "/", 9)]
+        if self._lastloses and self.outcome() is not None:
+            return []
         # Cells are y * STRIDE + x, so sorted cells are in reading order, and
         # FITS lists the symbols in + / \ order.
         keys = self._keys
@@ -822,6 +1243,24 @@ class Board:
                 entry = legality(cell)
             out.extend(entry[2])
         return out
+
+    def placements(self, face: int) -> list[Move]:
+        """LuckyTrax: every legal turn whose chosen tile is ``face`` (a white
+        mask: 5, 10, 9, 6, 3 or 12; see :mod:`.tiles`), in reading order;
+        empty once the game is over, and when the face fits nowhere (the
+        player passes).
+
+        The first tile of a board (or of a fresh PointTrax area) fixes the
+        board's orientation, and any face can be turned to match it: a
+        straight face (5 or 10) gives ``[@0+]`` and a curve face (9, 6, 3
+        or 12) gives ``[@0/]``."""
+        if face not in SYMBOL or isinstance(face, bool):
+            raise ValueError(f"{face!r} is not a tile face; the faces are the white masks 5, 10, 9, 6, 3 and 12")
+        if self.outcome() is not None:
+            return []
+        if not self._tiles or self._reset_due:
+            return [Move(0, 0, "+", 5)] if SYMBOL[face] == "+" else [Move(0, 0, "/", 9)]
+        return [move for move in self.legal_moves() if move.tile == face]
 
     def count_sequences(self, depth: int) -> int:
         """Number of distinct move sequences of ``depth`` turns from here

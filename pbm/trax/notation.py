@@ -13,6 +13,10 @@ the move, then ``S`` (straight), ``C`` (the only curve that fits) or ``U``,
 ``D``, ``L``, ``R`` (the curve that turns a track up, down, left or right).
 Row-first (``1A``) marks a tile placed in a new row above the top-left cell.
 
+A LuckyTrax turn whose drawn tile fits nowhere is written ``pass`` (any
+case): not a notation, so :func:`parse_notation` refuses it; :func:`is_pass`
+recognises it and the board decides whether a pass is allowed.
+
 Resolving a description against a position (which cell, which colouring) is
 the board's job; this module only reads text and writes coordinates.
 """
@@ -29,6 +33,14 @@ OLD_COLUMN_FIRST = re.compile(r"^([A-Z]+)(\d+)([SCUDLR])$")
 OLD_ROW_FIRST = re.compile(r"^(\d+)([A-Z]+)([SCUDLR])$")
 
 HOW_MOVES_LOOK = "moves look like B2/, @0+ or C3\\ (or, in the old notation, A1S or B2R)"
+
+#: How a LuckyTrax pass is written (and shown).
+PASS_WORD = "pass"
+
+
+def is_pass(text: str) -> bool:
+    """Is ``text`` the word ``pass`` (any case, surrounding blanks ignored)?"""
+    return isinstance(text, str) and text.strip().lower() == PASS_WORD
 
 
 def column_index(letters: str) -> int:

@@ -49,6 +49,16 @@ Marks
     the winning track (:meth:`~pbm.trax.Board.winning_track`) glows: a
     ``"win"`` gold band :data:`GLOW` pixels wide along each side of it.
 
+LuckyTrax's draw
+    With ``draw`` (the face drawn for the player to move, a white mask) the
+    picture grows a strip :data:`STRIP` pixels tall under the bottom labels,
+    holding that face as a tile (in the cell :func:`draw_box` gives, under
+    column ``@``), and every cell the face can go (each move of
+    :meth:`~pbm.trax.Board.placements`) gets a ring in its middle:
+    :data:`RING` pixels from the centre, :data:`RING_WIDTH` wide, in
+    ``"placement"`` green.  The cells above keep their boxes
+    (:func:`cell_box`).
+
 Palette
     Everything is drawn from one fixed palette (:data:`PALETTE`, its entries
     by name in :data:`COLOURS` and :data:`INDEX`): the base colours, then
@@ -56,7 +66,8 @@ Palette
     and each track, the face and the background, the glow and the face or
     a track, the background and the label ink or the grid).  The outline
     colours ``"chosen"`` and ``"forced"`` are used by nothing but the
-    outlines, and ``"win"`` and its shades by nothing but the glow, so a
+    outlines, ``"placement"`` by nothing but the rings of LuckyTrax's
+    draw, and ``"win"`` and its shades by nothing but the glow, so a
     picture can be checked pixel by pixel.
 
 Speed
@@ -95,11 +106,15 @@ __all__ = [
     "INDEX",
     "MARGIN",
     "PALETTE",
+    "RING",
+    "RING_WIDTH",
     "SCALE",
+    "STRIP",
     "TRACK",
     "board_image",
     "board_png",
     "cell_box",
+    "draw_box",
     "frame_size",
     "picture_size",
 ]
@@ -133,6 +148,12 @@ FORCED_WIDTH = 2
 #: Dashes of the forced outline: length and the gap after each.  Four
 #: dashes of 6 with gaps of 4 fill a side of 36 symmetrically.
 DASH, DASH_GAP = 6, 4
+#: LuckyTrax: the height of the strip under the picture that shows the
+#: face drawn (a cell, and half a margin below it).
+STRIP = CELL + MARGIN // 2
+#: LuckyTrax: the radius (to the outer edge) and width of the ring in each
+#: cell the face drawn can go.
+RING, RING_WIDTH = 8, 3
 #: Sprites are drawn this many times larger, then reduced.
 SCALE = 4
 #: zlib level of the PNG, chosen by measurement (bench/picture.py; a
@@ -159,6 +180,7 @@ COLOURS: dict[str, Rgb] = {
     "grid": (214, 208, 196),
     "chosen": (0, 104, 214),
     "forced": (236, 104, 0),
+    "placement": (22, 163, 74),
 }
 
 # The shades between two colours that anti-aliasing makes: (from, to, how
@@ -384,10 +406,11 @@ def frame_size(board: Board) -> tuple[int, int]:
     return board.width + 2, board.height + 2
 
 
-def picture_size(board: Board) -> tuple[int, int]:
-    """(width, height) of the picture in pixels."""
+def picture_size(board: Board, *, draw: int | None = None) -> tuple[int, int]:
+    """(width, height) of the picture in pixels (with ``draw``, the strip
+    under it that shows the face drawn)."""
     columns, rows = frame_size(board)
-    return 2 * MARGIN + CELL * columns, 2 * MARGIN + CELL * rows
+    return 2 * MARGIN + CELL * columns, 2 * MARGIN + CELL * rows + (STRIP if draw is not None else 0)
 
 
 def cell_box(board: Board, column: int, row: int) -> tuple[int, int, int, int]:
@@ -402,6 +425,15 @@ def cell_box(board: Board, column: int, row: int) -> tuple[int, int, int, int]:
     x0 = MARGIN + CELL * column
     y0 = MARGIN + CELL * row
     return x0, y0, x0 + CELL, y0 + CELL
+
+
+def draw_box(board: Board) -> tuple[int, int, int, int]:
+    """The pixel box of the tile in the strip that shows LuckyTrax's draw
+    (a picture made with ``draw``): one cell under the bottom labels, below
+    column ``@``."""
+    _, rows = frame_size(board)
+    y0 = 2 * MARGIN + CELL * rows
+    return MARGIN, y0, MARGIN + CELL, y0 + CELL
 
 
 # ----------------------------------------------------------------------
@@ -423,11 +455,14 @@ def _outline(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], dashed: 
         draw.rectangle((x1 - w, y0 + start, x1 - 1, y0 + stop), fill=ink)
 
 
-def board_image(board: Board, *, last_turn: bool = True, win: bool = True) -> Image.Image:
+def board_image(board: Board, *, last_turn: bool = True, win: bool = True,
+                draw: int | None = None) -> Image.Image:
     """The picture as a palette (mode ``"P"``) image; see :func:`board_png`."""
     sprites = _sprites()
+    if draw is not None and draw not in sprites.tiles:
+        raise ValueError(f"{draw!r} is not a tile face; the faces are the white masks 5, 10, 9, 6, 3 and 12")
     columns, rows = frame_size(board)
-    width, height = picture_size(board)
+    width, height = picture_size(board, draw=draw)
     canvas = Image.new("P", (width, height), INDEX["background"])
     canvas.putpalette(_PALETTE_BYTES)
     paste = canvas.paste
@@ -469,19 +504,33 @@ def board_image(board: Board, *, last_turn: bool = True, win: bool = True) -> Im
     if last_turn:
         placed = board.last_placed()
         if placed:
-            draw = ImageDraw.Draw(canvas)
+            pen = ImageDraw.Draw(canvas)
             for n, (c, r) in enumerate(placed):
-                _outline(draw, cell_box(board, c, r), dashed=n > 0)
+                _outline(pen, cell_box(board, c, r), dashed=n > 0)
+
+    if draw is not None:
+        paste(sprites.tiles[draw], draw_box(board)[:2])
+        if not board.reset_due:  # after a PointTrax line the cells shown are not where it goes
+            pen = ImageDraw.Draw(canvas)
+            for move in board.placements(draw):
+                x0, y0, x1, y1 = cell_box(board, move.column, move.row)
+                cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
+                pen.ellipse((cx - RING, cy - RING, cx + RING - 1, cy + RING - 1), outline=INDEX["placement"],
+                            width=RING_WIDTH)
     return canvas
 
 
-def board_png(board: Board, *, last_turn: bool = True, win: bool = True) -> bytes:
+def board_png(board: Board, *, last_turn: bool = True, win: bool = True, draw: int | None = None) -> bytes:
     """A PNG picture of the position (see the module docstring).
 
     ``last_turn`` outlines the tiles the last turn placed (the chosen one
     solid blue, the forced ones dashed orange); ``win`` makes the winning
-    track glow gold once a loop or a line has decided the game.
+    track glow gold once a loop or a line has decided the game.  ``draw``
+    (LuckyTrax: the face drawn for the player to move, a white mask) shows
+    that face in a strip under the board and rings each cell it can go in
+    green.  ``ValueError`` when ``draw`` is not a face.
     """
     buffer = io.BytesIO()
-    board_image(board, last_turn=last_turn, win=win).save(buffer, format="PNG", compress_level=COMPRESS_LEVEL)
+    image = board_image(board, last_turn=last_turn, win=win, draw=draw)
+    image.save(buffer, format="PNG", compress_level=COMPRESS_LEVEL)
     return buffer.getvalue()

@@ -115,7 +115,18 @@ forced, and the legend says so.  The edge colours around a marked tile still
 say exactly which tile it is.
 
 An empty board is drawn as the single cell ``@0`` with a line saying that
-the first move is ``@0+`` or ``@0/`` (unless ``hint=False``).
+the first move is ``@0+`` or ``@0/`` (unless ``hint=False``).  A LuckyTrax
+pass places nothing: with ``highlight_last=True`` after a pass, no tile is
+marked and the legend says ``last move: pass``.
+
+:func:`tile_diagram` draws one tile on its own, as the full style draws it
+(a LuckyTrax mail shows the face drawn for the player to move)::
+
+    +--o--+
+    | o   |
+    oo   ##
+    |   # |
+    +--#--+
 """
 
 from __future__ import annotations
@@ -124,7 +135,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from .notation import column_letters
+from .notation import PASS_WORD, column_letters
 from .tiles import SYMBOL, E, N, S, W
 
 WHITE_MARK = "o"
@@ -494,7 +505,7 @@ def _wrap(parts: list[str], width: int | None, joint: str) -> list[str]:
 
 
 def _notes(board: Drawable, legend: bool, marks: dict[tuple[int, int], str], hint: bool,
-           width: int | None) -> list[str]:
+           width: int | None, highlight_last: bool = False) -> list[str]:
     out = []
     if hint and not board.tile_count:
         out += _wrap(FIRST_MOVE_HINT.split(" "), width, " ")
@@ -504,8 +515,22 @@ def _notes(board: Drawable, legend: bool, marks: dict[tuple[int, int], str], hin
             parts.append(f"{CHOSEN_MARK} = last move ({board.moves[-1]})")
             if FORCED_MARK in marks.values():
                 parts.append(f"{FORCED_MARK} = tiles it forced")
+        elif highlight_last and board.moves and str(board.moves[-1]) == PASS_WORD:
+            parts.append(f"last move: {PASS_WORD}")
         out += _wrap(parts, width, ", ")
     return out
+
+
+def tile_diagram(face: int) -> str:
+    """One tile (a white mask: 5, 10, 9, 6, 3 or 12; see :mod:`.tiles`)
+    drawn as the full style draws it: 5 lines of 7 characters, with its
+    corners, the colour of the track crossing each side, and the tracks
+    inside; no labels and no legend.  ``ValueError`` for anything else."""
+    if isinstance(face, bool) or face not in SIDES:
+        raise ValueError(f"{face!r} is not a tile face; the faces are the white masks 5, 10, 9, 6, 3 and 12")
+    top, right, bottom, left = SIDES[face]
+    one, two, three = FULL_INSIDE[face]
+    return "\n".join((f"+--{top}--+", f"|{one}|", f"{left}{two}{right}", f"|{three}|", f"+--{bottom}--+"))
 
 
 def render(board: Drawable, style: str = "auto", *, width: int | None = WIDTH, legend: bool = True,
@@ -551,5 +576,5 @@ def render(board: Drawable, style: str = "auto", *, width: int | None = WIDTH, l
                 lines.append("")
             lines.append(band_title(first, last))
             lines += _frame(canvas, picture, chosen, first, last)
-    lines += _notes(board, legend, marks, hint, width)
+    lines += _notes(board, legend, marks, hint, width, highlight_last)
     return "\n".join(lines)
