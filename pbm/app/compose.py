@@ -39,9 +39,10 @@ from jinja2 import Environment, FunctionLoader, StrictUndefined
 
 from pbm.config import Config
 from pbm.grammar import REGISTRY, usage
-from pbm.trax import Board
+from pbm.trax import VARIANTS, Board
 from pbm.trax.picture import board_png
 from pbm.trax.render import render as render_board
+from pbm.trax.render import tile_diagram
 
 from .messages import Attachment, outgoing
 from .request import Reply
@@ -74,6 +75,7 @@ class Picture:
     marked: bool = False  # the last turn is outlined
     forced: bool = False  # ... and it forced tiles
     won: bool = False  # a winning loop or line is highlighted
+    drawn: bool = False  # the LuckyTrax tile drawn is shown under the board, its places ringed
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,7 @@ class _Collector:
     """The boards a reply's templates asked to picture, while it renders."""
 
     nonce: str = field(default_factory=lambda: secrets.token_hex(6))
-    boards: list[Board] = field(default_factory=list)
+    boards: list[tuple[Board, int | None]] = field(default_factory=list)  # and the LuckyTrax tile drawn
 
     def marker(self, index: int) -> str:
         return f"\x00{self.nonce}:{index}\x00"
@@ -201,8 +203,10 @@ class Renderer:
 
     def __init__(self, **globals_: Any) -> None:
         self.env = self._environment(html=False)
-        self.env.globals.update(usage=usage, registry=REGISTRY, picture=self._picture, table=table, **globals_)
+        self.env.globals.update(usage=usage, registry=REGISTRY, picture=self._picture, table=table,
+                                variants=VARIANTS, **globals_)
         self.env.filters["diagram"] = _diagram
+        self.env.filters["tile_diagram"] = tile_diagram
         self.env.filters["wrap"] = wrap
         self.env.filters["reflow"] = reflow
         self.html = self._environment(html=True)  # the HTML part: every value escaped
@@ -226,7 +230,10 @@ class Renderer:
         collector = _collecting.get()
         if collector is None:
             return ""
-        collector.boards.append(board["board"] if isinstance(board, dict) else board)
+        if isinstance(board, dict):
+            collector.boards.append((board["board"], board.get("draw")))
+        else:
+            collector.boards.append((board, None))
         return collector.marker(len(collector.boards) - 1)
 
     @contextmanager
@@ -274,7 +281,7 @@ class Composer:
     def __init__(self, config: Config, renderer: Renderer | None = None) -> None:
         self.config = config
         self.renderer = renderer or Renderer()
-        self._pictures: OrderedDict[tuple[str, str], Picture] = OrderedDict()
+        self._pictures: OrderedDict[tuple[str, str, int | None], Picture] = OrderedDict()
 
     @property
     def domain(self) -> str:
@@ -315,7 +322,7 @@ class Composer:
         pieces: list[str | Picture] = []
         for n, chunk in enumerate(re.split(f"^{pattern.pattern}\n?", text.body, flags=re.MULTILINE)):
             if n % 2:
-                picture = self.picture(collector.boards[int(chunk)])
+                picture = self.picture(*collector.boards[int(chunk)])
                 budget -= len(picture.base64)
                 if budget >= 0:
                     pieces.append(picture)
@@ -325,14 +332,15 @@ class Composer:
                     pieces.append(chunk)
         return Text(text.subject, plain, tuple(pieces))
 
-    def picture(self, board: Board) -> Picture:
-        """The picture of ``board`` as it stands, drawn once per board state."""
-        key = (board.variant.name, " ".join(str(m) for m in board.moves))
+    def picture(self, board: Board, draw: int | None = None) -> Picture:
+        """The picture of ``board`` as it stands (with the LuckyTrax tile
+        ``draw`` drawn for the player to move), drawn once per board state."""
+        key = (board.variant.name, " ".join(str(m) for m in board.moves), draw)
         found = self._pictures.get(key)
         if found is not None:
             self._pictures.move_to_end(key)
             return found
-        png = board_png(board)
+        png = board_png(board) if draw is None else board_png(board, draw=draw)
         digest = hashlib.sha256(png).hexdigest()[:20]
         last = board.last_turn()
         alt = " ".join(self.renderer.partial("html/picture-alt.txt", board=board).split())
@@ -340,7 +348,7 @@ class Composer:
             cid=f"board-{board.ply}-{digest}@{self.domain}", png=png, alt=alt,
             width=int.from_bytes(png[16:20], "big"), height=int.from_bytes(png[20:24], "big"),
             base64=base64.encodebytes(png).decode("ascii"), marked=last is not None,
-            forced=bool(last and last.forced), won=board.winning_track() is not None,
+            forced=bool(last and last.forced), won=board.winning_track() is not None, drawn=draw is not None,
         )
         self._pictures[key] = picture
         if len(self._pictures) > PICTURE_CACHE:

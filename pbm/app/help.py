@@ -48,6 +48,9 @@ TOPICS: Mapping[str, str] = MappingProxyType(
         "trax": "help/trax.txt",
         "8x8trax": "help/8x8trax.txt",
         "looptrax": "help/looptrax.txt",
+        "minitrax": "help/minitrax.txt",
+        "luckytrax": "help/luckytrax.txt",
+        "pointtrax": "help/pointtrax.txt",
         "rules": "help/trax.txt",  # the rules of the game type asked about, see resolve_topics
         "notation": "help/notation.txt",
         "ratings": "help/ratings.txt",

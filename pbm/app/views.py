@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbm.domain import scoring
+from pbm.domain import luck, scoring
 from pbm.domain.boards import Game, colour_of_turn, mover_id
 from pbm.domain.clocks import BoardClock, board_clock
 from pbm.domain.context import Context
@@ -37,7 +37,7 @@ def last_turn_view(game: Game, board: Board) -> dict[str, Any] | None:
     if last is None:
         return None
     return {"player": game.player(colour_of_turn(board.ply))["userid"], "move": str(last.move),
-            "placed": str(last.placed), "forced": [str(m) for m in last.forced]}
+            "placed": str(last.placed) if last.placed is not None else None, "forced": [str(m) for m in last.forced]}
 
 
 def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewer: Row | None = None,
@@ -51,9 +51,10 @@ def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewe
     board = position or game.board
     moves = ctx.store.moves_of(game.number)
     names = {game.white["id"]: game.white["userid"], game.black["id"]: game.black["userid"]}
+    draws = luck.draws_of(row)
     listed = [
         {"number": m["ply"], "move": m["move"], "auto": bool(m["auto"]), "player": names.get(m["user_id"], "?"),
-         "colour": colour_of_turn(m["ply"])}
+         "colour": colour_of_turn(m["ply"]), "drawn": draws[m["ply"] - 1] if m["ply"] <= len(draws) else None}
         for m in moves
     ][: board.ply]
     pending = None
@@ -62,6 +63,7 @@ def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewe
     queued = ctx.store.queued(game.number, viewer["id"]) if viewer is not None else None
     outcome_winner = row["winner"]
     current = game.active and position is None
+    draw = luck.current_draw(game) if current else None
     return {
         "number": game.number,
         "game": row["game"],
@@ -96,6 +98,13 @@ def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewe
         "label": row["label"],
         "ratings": rating_changes(row),
         "observers": observer_names(ctx, game) if observers else [],
+        # the rules of the game type and of this board
+        "ending": board.ending if board.variant.max_size is not None else None,
+        "scores": dict(board.scores) if board.variant.scores else None,
+        "target": board.points if board.variant.scores else None,
+        "reset_due": board.variant.scores and board.reset_due,
+        "draw": draw,
+        "placements": [m.cell for m in board.placements(draw)] if draw is not None else [],
     }
 
 

@@ -14,6 +14,7 @@ from pbm.config import nag_precedes_forfeit
 from pbm.grammar import BoardRef, Password, UserId
 from pbm.trax import Board
 
+from . import luck
 from .accounts import login
 from .context import Context
 from .refusals import ChallengeRefusedError, NotAllowedError, UnknownBoardError, WrongGameError
@@ -101,7 +102,7 @@ def load_game(ctx: Context, number: int | str, *, game: str | None = None) -> Ga
     number = int(row["number"])
     if game is not None and row["game"] != game:
         raise WrongGameError(f"board {number} is a {row['game']} board")
-    board = ctx.positions.take(number, row["moves"], row["game"])
+    board = ctx.positions.take(number, row["moves"], row["game"], ending=row["ending"], points=row["points"])
     store = ctx.store
     loaded = Game(row, board, store.user_by_id(row["white_id"]), store.user_by_id(row["black_id"]))
     ctx.positions.lend(number, loaded)
@@ -160,16 +161,24 @@ def checked_times(ctx: Context, nag_days: float | None, forfeit_days: float | No
 
 def new_board(ctx: Context, game_name: str, white: Row, black: Row, *, tournament: str | None = None,
               label: str | None = None, nag_days: float | None = None, forfeit_days: float | None = None,
-              total_days: float | None = None, rated: bool = True) -> int:
+              total_days: float | None = None, rated: bool = True, ending: str | None = None,
+              points: int | None = None) -> int:
     """Create a board; clock limits not given come from the config (the
-    tournament ones for a tournament board).  Observers of every board of
-    the game type observe it too."""
+    tournament ones for a tournament board), its rules (``ending``,
+    ``points``) from the game type when not given.  In LuckyTrax the first
+    tile is drawn.  Observers of every board of the game type observe it
+    too."""
     nag_days, forfeit_days = checked_times(ctx, nag_days, forfeit_days, total_days, tournament=tournament is not None)
+    try:
+        rules = Board(game_name, ending=ending, points=points)
+    except ValueError as exc:
+        raise ChallengeRefusedError(str(exc)) from None
     now = stamp(ctx.now)
     number = ctx.store.create_board(
         game=game_name, white_id=white["id"], black_id=black["id"], tournament=tournament, label=label,
         nag_days=nag_days, forfeit_days=forfeit_days,
         total_days=total_days, rated=int(rated), created_at=now, updated_at=now, turn_since=now,
+        ending=rules.ending, points=rules.points, draws=str(luck.draw_face()) if rules.variant.drawn else "",
     )
     for w in ctx.store.auto_subscriptions(game_name):
         ctx.store.add_watch(w["user_id"], game_name, number, w["kind"])

@@ -32,12 +32,14 @@ class Positions:
         self.kept: OrderedDict[int, tuple[str, Board]] = OrderedDict()
         self.lent: dict[int, Loaded] = {}
 
-    def take(self, number: int, moves: str, variant: str) -> Board:
-        """The position of board ``number`` whose stored move list is ``moves``."""
+    def take(self, number: int, moves: str, variant: str, *, ending: str | None = None,
+             points: int | None = None) -> Board:
+        """The position of board ``number`` whose stored move list is ``moves``
+        (under the board's own rules: its ``ending`` and ``points``)."""
         entry = self.kept.pop(number, None)
         if entry is not None and entry[0] == moves and entry[1].variant.name == variant:
             return entry[1]
-        return Board.replay(moves.split(), variant)
+        return Board.replay(moves.split(), variant, ending=ending, points=points)
 
     def lend(self, number: int, game: Loaded) -> None:
         """``game`` was loaded by the command under way."""

@@ -16,8 +16,9 @@ from .store import Row
 from .times import stamp
 from .tournaments import Progress, board_finished
 
-#: Why a game ended: the engine's reasons (loop, line, draw) and the server's.
-REASONS = ("loop", "line", "draw", "agreed", "resign", "cancelled", "forfeit", "adjudicated")
+#: Why a game ended: the engine's reasons (loop, line, draw; lasttile: the
+#: 2017 limited-tiles ending; points: PointTrax) and the server's.
+REASONS = ("loop", "line", "draw", "lasttile", "points", "agreed", "resign", "cancelled", "forfeit", "adjudicated")
 
 
 def conclude(ctx: Context, game: Game, winner: str | None, reason: str) -> list[Progress]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbm.grammar import Password, TournamentName, UserId
+from pbm.trax import Board
 
 from . import pairing, scoring
 from .accounts import login
@@ -142,6 +143,7 @@ def _create_game(ctx: Context, event: Event, stage: str, round_: int, white: int
     number = new_board(
         ctx, t["game"], store.user_by_id(white), store.user_by_id(black), tournament=t["name"], label=label,
         nag_days=t["nag_days"], forfeit_days=t["forfeit_days"], rated=bool(t["rated"]),
+        ending=t["ending"], points=t["points"],
     )
     store.add_pairing(tournament_id=event.id, stage=stage, round=round_, white_id=white, black_id=black,
                       board=number)
@@ -380,8 +382,9 @@ def group_standings(event: Event, stage: str | None) -> list[scoring.Standing]:
 def create(ctx: Context, director: Row, name: TournamentName, game: str, *, fmt: str | None,
            rounds: int | None, pool_size: int | None, advance: int | None, nag_days: float | None,
            forfeit_days: float | None, rated: bool, max_players: int | None,
-           start_date: datetime.date | None) -> Event:
-    """A new event, open for entry; times not given come from the config."""
+           start_date: datetime.date | None, ending: str | None = None, points: int | None = None) -> Event:
+    """A new event, open for entry; times not given come from the config,
+    the boards' rules (``ending``, ``points``) from the game type."""
     if ctx.store.tournament(name.key) is not None:
         raise TournamentError(f"there is already a tournament named {name}; choose another name")
     if start_date is not None and start_date < ctx.now.date():
@@ -392,11 +395,15 @@ def create(ctx: Context, director: Row, name: TournamentName, game: str, *, fmt:
     problem = times_problem(ctx, nag, forfeit)
     if problem:
         raise TournamentError(problem)
+    try:
+        Board(game, ending=ending, points=points)
+    except ValueError as exc:
+        raise TournamentError(str(exc)) from None
     tid = ctx.store.create_tournament(
         name=str(name), key=name.key, game=game, director_id=director["id"], format=fmt or "roundrobin",
         rounds=rounds, pool_size=pool_size, advance=advance, nag_days=nag, forfeit_days=forfeit, rated=int(rated),
         max_players=max_players, start_date=start_date.isoformat() if start_date else None,
-        created_at=stamp(ctx.now),
+        created_at=stamp(ctx.now), ending=ending, points=points,
     )
     return reload(ctx, tid)
 

@@ -14,6 +14,7 @@ from typing import Any
 from pbm.grammar import WrittenMove
 from pbm.trax import Board, TraxError, get_variant
 
+from . import luck
 from .boards import Game, other_colour
 from .context import Context
 from .refusals import (
@@ -120,17 +121,16 @@ def play(ctx: Context, game: Game, user: Row, text: str, turn: Turn, *, auto: bo
         else:
             follow = words
     board.play(move)
-    store.record_move(game.number, board.ply, str(move), user["id"], auto, ctx.now)
-    game.row["moves"] = f"{game.row['moves']} {move}" if game.row["moves"] else str(move)
-    turned = {"pending_kind": None, "pending_by": None, "turn_since": stamp(ctx.now), "nags": 0}
-    store.update_board(game.number, moves=game.row["moves"], updated_at=stamp(ctx.now), **turned)
-    game.row.update(turned)
-    store.set_submitted(game.number, user["id"], None)
+    _record(ctx, game, user, str(move), auto)
     turn.events.append({"kind": "move", "player": user["userid"], "move": str(move), "auto": auto, "number": board.ply})
+    _scored(game, turn)
     outcome = board.outcome()
     if outcome is not None:
         turn.progress += conclude(ctx, game, outcome.winner, outcome.reason)
         turn.events.append({"kind": "result", "winner": outcome.winner, "reason": outcome.reason})
+        return
+    if board.variant.drawn:
+        draw_next(ctx, game, turn)
         return
     if follow:
         rest = follow[1:]
@@ -147,12 +147,60 @@ def play(ctx: Context, game: Game, user: Row, text: str, turn: Turn, *, auto: bo
             turn.notices.append(_notice(game, "failed", other, move=follow[0], reason=str(exc)))
 
 
-def trial(game: Game, written: WrittenMove) -> tuple[Board, str]:
-    """The position after ``written`` on a copy of the board (for submit
-    and confirm), and the move as the engine writes it."""
+def _record(ctx: Context, game: Game, user: Row, move: str, auto: bool) -> None:
+    """Store a turn just played on the board (a tile, or a LuckyTrax pass)."""
+    store = ctx.store
+    store.record_move(game.number, game.board.ply, move, user["id"], auto, ctx.now)
+    game.row["moves"] = f"{game.row['moves']} {move}" if game.row["moves"] else move
+    turned = {"pending_kind": None, "pending_by": None, "turn_since": stamp(ctx.now), "nags": 0}
+    store.update_board(game.number, moves=game.row["moves"], updated_at=stamp(ctx.now), **turned)
+    game.row.update(turned)
+    store.set_submitted(game.number, user["id"], None)
+
+
+def _scored(game: Game, turn: Turn) -> None:
+    """PointTrax: who scored what in the turn just played, and a cleared area."""
+    board = game.board
+    if not board.variant.scores:
+        return
+    for s in board.last_scored():
+        turn.events.append({"kind": "scored", "player": game.player(s.colour)["userid"], "colour": s.colour,
+                            "what": s.kind, "tiles": s.tiles})
+    if board.reset_due:
+        turn.events.append({"kind": "cleared", "next": game.to_move["userid"]})
+
+
+#: More passes in a row than this (each a tile that fits nowhere) is a bug, not luck.
+MAX_PASSES = 100
+
+
+def draw_next(ctx: Context, game: Game, turn: Turn) -> None:
+    """LuckyTrax: draw the tile of the turn that begins; a tile that fits
+    nowhere is passed for its player at once (the pass is recorded and
+    told), and the other player gets a fresh draw."""
+    board = game.board
+    draws = luck.draws_of(game.row)[: board.ply]
+    for _ in range(MAX_PASSES):
+        face = luck.draw_face()
+        draws.append(face)
+        if board.placements(face):
+            break
+        player = game.to_move
+        board.play("pass")
+        _record(ctx, game, player, "pass", True)
+        turn.events.append({"kind": "pass", "player": player["userid"], "face": face, "number": board.ply})
+    else:
+        raise AssertionError(f"{MAX_PASSES} passes in a row on board {game.number}")
+    game.row["draws"] = " ".join(map(str, draws))
+    ctx.store.update_board(game.number, draws=game.row["draws"])
+
+
+def trial(game: Game, text: str) -> tuple[Board, str]:
+    """The position after the move ``text`` on a copy of the board (for
+    submit and confirm), and the move as the engine writes it."""
     board = game.board.copy()
     try:
-        played = board.play(str(written.notation))
+        played = board.play(text)
     except TraxError as exc:
         raise IllegalMoveReplyError(str(exc), view_game=game) from None
     return board, str(played)
@@ -247,10 +295,15 @@ def answer(ctx: Context, game: Game, user: Row, *, accept: bool, turn: Turn) -> 
         turn.progress += conclude(ctx, game, None, "agreed")
         turn.events.append({"kind": "accept-draw", "player": user["userid"]})
     else:
-        taken = game.board.pop()
-        store.delete_moves_from(game.number, game.board.ply + 1)
-        game.row["moves"] = " ".join(str(m) for m in game.board.moves)
-        turned = {"moves": game.row["moves"], "turn_since": stamp(ctx.now), "nags": 0}
+        board = game.board
+        while board.ply and str(board.moves[-1]) == "pass":  # LuckyTrax: the passes since go too
+            board.pop()
+        taken = board.pop()
+        store.delete_moves_from(game.number, board.ply + 1)
+        game.row["moves"] = " ".join(str(m) for m in board.moves)
+        turned: dict[str, Any] = {"moves": game.row["moves"], "turn_since": stamp(ctx.now), "nags": 0}
+        if board.variant.drawn:  # the turn taken back is played again with the tile drawn for it
+            turned["draws"] = " ".join(map(str, luck.draws_of(game.row)[: board.ply + 1]))
         store.update_board(game.number, **turned)
         game.row.update(turned)
         store.clear_pending_moves(game.number)

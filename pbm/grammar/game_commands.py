@@ -7,6 +7,8 @@ from functools import partial
 from typing import Any
 
 from pbm.config import nag_precedes_forfeit
+from pbm.trax import VARIANTS, get_variant
+from pbm.trax.variants import ENDINGS
 
 from .account_commands import (
     HelpArgs,
@@ -36,6 +38,7 @@ from .tokens import (
 __all__ = ["GAME_SPECS", "HelpArgs", "LoginArgs", "NoArgs"]
 
 MAX_LIMIT = 999
+MAX_POINTS = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,8 @@ class ChallengeArgs:
     forfeit_days: float | None = None
     total_days: float | None = None
     rated: bool = True
+    ending: str | None = None  # the size-limited types: draw | lastloses; None: the type's own
+    points: int | None = None  # pointtrax: the score that wins; None: the default
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,17 +167,40 @@ def parse_challenge(r: Reader) -> ChallengeArgs:
         first_option = 3
     options = r.options(first_option, "the two userids and the password")
     check_nag_before_forfeit(r, options)
+    check_game_options(r, options)
     rated = not options.pop("unrated", False)
     return ChallengeArgs(white, black, password, rated=rated, **options)
 
 
+def check_game_options(r: Reader, options: dict[str, Any]) -> None:
+    """-ending is for the size-limited game types, -points for point trax."""
+    variant = get_variant(r.game or "trax")
+    if "ending" in options and variant.max_size is None:
+        limited = " and ".join(v.name for v in VARIANTS.values() if v.max_size is not None)
+        r.fail(f"-ending is for the game types with a limited area ({limited}), not {variant.name}")
+    if "points" in options and not variant.scores:
+        scored = " and ".join(v.name for v in VARIANTS.values() if v.scores)
+        r.fail(f"-points is for {scored}, not {variant.name}")
+
+
+def read_ending(word: str) -> str:
+    if word.lower() not in ENDINGS:
+        raise Problem(f"the ending is {' or '.join(ENDINGS)}")
+    return word.lower()
+
+
+def read_points(word: str) -> int:
+    return read_number(word, minimum=1, maximum=MAX_POINTS, what="number of points")
+
+
 def parse_move(r: Reader) -> MoveArgs:
     r.expect(4, 4)
+    drawn = r.game is not None and get_variant(r.game).drawn
     return MoveArgs(
         r.read(0, "board number", read_board, quote=True),
         r.read(1, "userid", read_userid),
         r.read(2, "password", read_password),
-        r.read(3, "move", read_move, quote=True),
+        r.read(3, "move", partial(read_move, cells=drawn), quote=True),
     )
 
 
@@ -311,6 +339,13 @@ def parse_record(r: Reader) -> BoardArgs:
     return BoardArgs(r.read(0, "board number", read_board, quote=True))
 
 
+#: Options of a board's rules: the ending of the size-limited types, the
+#: winning score of point trax (challenges and tournaments take them).
+GAME_OPTIONS = (
+    Option("ending", "ending", read_ending, "-ending=" + "|".join(ENDINGS)),
+    Option("points", "points", read_points, "-points=N"),
+)
+
 TIME_OPTIONS = (
     Option("nagtime", "nag_days", read_days, "--nagtime=D"),
     Option("forfeittime", "forfeit_days", read_days, "--forfeittime=D"),
@@ -320,9 +355,11 @@ GAME_SPECS = (
     CommandSpec(
         "challenge",
         Scope.GAME,
-        "USERID1 USERID2 [PASSWORD] [--nagtime=D] [--forfeittime=D] [--totaltime=D] [-unrated]",
+        "USERID1 USERID2 [PASSWORD] [--nagtime=D] [--forfeittime=D] [--totaltime=D] [-unrated] "
+        "[-ending=draw|lastloses] [-points=N]",
         "start a new board between two users, with the password of one of them (without it, the "
-        "two are invited); the first moves first (white); D is days",
+        "two are invited); the first moves first (white); D is days; -ending for 8x8trax and "
+        "minitrax, -points (the winning score) for pointtrax",
         parse_challenge,
         secret_positions=(2,),
         shortest=5,
@@ -330,6 +367,7 @@ GAME_SPECS = (
             *TIME_OPTIONS,
             Option("totaltime", "total_days", read_days, "--totaltime=D"),
             Option("unrated", "unrated"),
+            *GAME_OPTIONS,
         ),
     ),
     CommandSpec(

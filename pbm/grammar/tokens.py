@@ -125,25 +125,29 @@ class BoardRef:
 class WrittenMove:
     """A move as written in a command, before any board has seen it.
 
-    Either ``notation`` (a tile, in the new or old notation) or ``word`` (one
-    of :data:`MOVE_WORDS`) is set.  ``number`` is the ``#N`` guard: the move
-    is only to be played if it would be move N of the game.
+    Exactly one of ``notation`` (a tile, in the new or old notation),
+    ``cell`` (a cell alone, ``C3``: in LuckyTrax the tile is the one drawn)
+    and ``word`` (one of :data:`MOVE_WORDS`) is set.  ``number`` is the
+    ``#N`` guard: the move is only to be played if it would be move N of the
+    game.
     """
 
     notation: NewNotation | OldNotation | None = None
     word: str | None = None
     number: int | None = None
+    cell: str | None = None
 
     def __post_init__(self) -> None:
-        if (self.notation is None) == (self.word is None):
-            raise ValueError("a WrittenMove is either a notation or a word")
+        if sum(x is not None for x in (self.notation, self.word, self.cell)) != 1:
+            raise ValueError("a WrittenMove is a notation, a cell or a word")
 
     @property
     def is_tile(self) -> bool:
-        return self.notation is not None
+        """A tile (written in full, or as the cell for the drawn tile), not a word."""
+        return self.word is None
 
     def __str__(self) -> str:
-        text = str(self.notation) if self.notation is not None else str(self.word)
+        text = str(self.notation or self.cell or self.word)
         return text if self.number is None else f"{text}#{self.number}"
 
 
@@ -249,9 +253,14 @@ def read_board_ref(word: str) -> BoardRef:
     return BoardRef(board, read_number(after, what="move number after #"))
 
 
-def read_move(word: str, *, words: bool = True, numbered: bool = True) -> WrittenMove:
+#: A cell alone, as a LuckyTrax move names where the drawn tile goes.
+_CELL = re.compile(r"([@A-Za-z]{1,3})([0-9]{1,4})")
+
+
+def read_move(word: str, *, words: bool = True, numbered: bool = True, cells: bool = False) -> WrittenMove:
     """A tile in either notation, or (with ``words``) resign/propose/undo/accept/reject;
-    with ``numbered`` a ``#N`` suffix is allowed.  The old server's "see my
+    with ``numbered`` a ``#N`` suffix is allowed; with ``cells`` a cell alone
+    (``C3``, the drawn tile of LuckyTrax) is a move too.  The old server's "see my
     comment" flag ``**`` may be stuck to the end (``B2/**``): it is ignored."""
     if len(word) > 2 and word.endswith(COMMENT_FLAG):
         word = word.rstrip("*")
@@ -266,6 +275,8 @@ def read_move(word: str, *, words: bool = True, numbered: bool = True) -> Writte
             raise Problem("after # comes the number the move would have, as in B2/#5")
         number = read_number(after, minimum=1, what="move number after #")
     lowered = text.lower()
+    if cells and _CELL.fullmatch(text):
+        return WrittenMove(cell=text.upper(), number=number)
     if lowered in MOVE_WORDS:
         if not words:
             raise Problem(f"only tiles can be given here, not {lowered}")

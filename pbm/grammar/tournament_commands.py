@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from .account_commands import NoArgs, parse_none
-from .game_commands import TIME_OPTIONS, check_nag_before_forfeit
+from .game_commands import GAME_OPTIONS, TIME_OPTIONS, check_game_options, check_nag_before_forfeit
 from .spec import CommandSpec, Option, Reader, Scope
 from .tokens import (
     Password,
@@ -43,6 +43,8 @@ class TournamentCreateArgs:
     rated: bool = True
     max_players: int | None = None
     start: datetime.date | None = None
+    ending: str | None = None  # the boards' rules, as in a challenge
+    points: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +98,7 @@ CREATE_OPTIONS = (
     Option("unrated", "unrated"),
     Option("maxplayers", "max_players", _count(2, "number of players"), "-maxplayers=N"),
     Option("start", "start", read_date, "-start=YYYY-MM-DD"),
+    *GAME_OPTIONS,
 )
 
 
@@ -113,6 +116,7 @@ def parse_create(r: Reader) -> TournamentCreateArgs:
     name, userid, password = _login(r)
     options = r.options(3, "NAME USERID PASSWORD")
     check_nag_before_forfeit(r, options)
+    check_game_options(r, options)
     fmt = options.get("format")
     if "rounds" in options and fmt != "swiss":
         r.fail("-rounds is for -format=swiss (a round robin has as many rounds as it needs)")

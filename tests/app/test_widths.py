@@ -180,6 +180,25 @@ def accounts_and_games(s: Session) -> None:
     s.send(BOB, f"8x8trax challenge {BOB} {ALICE} {pw(BOB)} -unrated")  # 105
     s.send(BOB, f"8x8trax move 105 {BOB} {pw(BOB)} propose")
     s.send(ALICE, f"8x8trax move 105 {ALICE} {pw(ALICE)} propose")
+    # the game types of the 2017 rules: points and a cleared area, drawn tiles, a 3x3 game to its end
+    s.send(ALICE, f"pointtrax challenge {ALICE} {BOB} {pw(ALICE)} -points=30")  # 106
+    play_game(s, 106, "pointtrax", ALICE, BOB, ["@0+", "B1+", "C1+", "D1+", "E1+", "F1+", "G1+", "H1+"])
+    s.send(CAROL, "pointtrax show 106")
+    s.send(ALICE, f"luckytrax challenge {ALICE} {BOB} {pw(ALICE)}")  # 107
+    for _ in range(4):
+        row = s.store.board(107)
+        lucky = Board.replay(row["moves"].split(), "luckytrax")
+        who = ALICE if lucky.turn == "white" else BOB
+        cell = lucky.placements(int(row["draws"].split()[lucky.ply]))[0].cell
+        s.send(who, f"luckytrax move 107 {who} {pw(who)} {cell}#{lucky.ply + 1}")
+    s.send(CAROL, "luckytrax record 107")
+    s.send(ALICE, f"minitrax challenge {ALICE} {BOB} {pw(ALICE)}")  # 108
+    mini = Board("minitrax")
+    while s.store.board(108)["status"] == "active":
+        who = ALICE if mini.turn == "white" else BOB
+        move = str(mini.legal_moves()[0])
+        mini.play(move)
+        s.send(who, f"minitrax move 108 {who} {pw(who)} {move}#{mini.ply}")
     s.send(CAROL, "trax standings")
     s.send(CAROL, "trax history")
     s.send(ALICE, f"trax accept {ALICE} {pw(ALICE)}")

@@ -380,7 +380,8 @@ def test_the_usage_lines_read_as_the_command_language_says():
     assert REGISTRY["help"].usage("trax") == "trax help [TOPIC ...]"
     assert usage("list") == "list"
     assert usage("challenge") == (
-        "trax challenge USERID1 USERID2 [PASSWORD] [--nagtime=D] [--forfeittime=D] [--totaltime=D] [-unrated]"
+        "trax challenge USERID1 USERID2 [PASSWORD] [--nagtime=D] [--forfeittime=D] [--totaltime=D] [-unrated] "
+        "[-ending=draw|lastloses] [-points=N]"
     )
 
 
@@ -395,7 +396,7 @@ def test_the_registry_cannot_be_changed_by_accident():
 
 
 def test_the_game_types_are_the_engines_variants():
-    assert GAMES == ("trax", "8x8trax", "looptrax")
+    assert GAMES == ("trax", "8x8trax", "looptrax", "minitrax", "luckytrax", "pointtrax")
 
 
 def test_game_commands_know_they_are_game_commands():

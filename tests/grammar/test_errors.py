@@ -328,7 +328,7 @@ WORD_CASES = [
     ("8X8TRAX", ["8X8TRAX needs a command after it, as in 8x8trax show 101"], None, None),
     (
         "move 101 alice s3cret B2/",
-        ["move is a game command: put the game type (trax, 8x8trax or looptrax) first"],
+        ["move is a game command: put the game type (trax, 8x8trax, looptrax, minitrax, luckytrax or pointtrax) first"],
         "<game> move BOARD USERID PASSWORD MOVE[#N]",
         "move ...",
     ),

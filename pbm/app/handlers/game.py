@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbm.domain import challenges
+from pbm.domain import challenges, luck
 from pbm.domain.accounts import game_addresses, live_user, login
 from pbm.domain.boards import (
     Game,
@@ -17,7 +17,7 @@ from pbm.domain.boards import (
     position_of,
     selected,
 )
-from pbm.domain.refusals import IllegalMoveReplyError
+from pbm.domain.refusals import IllegalMoveReplyError, PbmError
 from pbm.domain.store import Row
 from pbm.domain.turns import (
     Turn,
@@ -62,7 +62,7 @@ def challenge(req: Request) -> list[Reply]:
             "black": black["userid"], "sender": req.sender, "options": _options(req),
         })]
     number = new_board(ctx, game_name, white, black, nag_days=a.nag_days, forfeit_days=a.forfeit_days,
-                       total_days=a.total_days, rated=a.rated)
+                       total_days=a.total_days, rated=a.rated, ending=a.ending, points=a.points)
     mail = board_mail(ctx, load_game(ctx, number), template="replies/new-board.txt", comment=req.comment,
                       author=author)
     # whoever sent the challenge hears that it worked, player or not
@@ -94,12 +94,13 @@ def move(req: Request) -> list[Reply]:
         return turn_mails(ctx, game, turn, req.comment, user)
     check_number(game, written)
     require_turn(game, user)
+    text = luck.resolve(game, written) if luck.current_draw(game) is not None else str(written.notation)
     if req.command.name == "submit":
-        position, played = trial(game, written)
+        position, played = trial(game, text)
         submit(ctx, game, user, played)
         view = board_view(ctx, game, position=position, viewer=user, trial=True)
         return [req.to_sender("replies/submitted.txt", view=view, move=played, userid=user["userid"])]
-    try_move(ctx, game, user, str(written.notation), turn)
+    try_move(ctx, game, user, text, turn)
     return turn_mails(ctx, game, turn, req.comment, user)
 
 
@@ -130,6 +131,9 @@ def queue_moves(req: Request) -> list[Reply]:
     a = req.args
     game, user = player_game(req.ctx, a.board, a.userid, a.password, req.game)
     require_active(game)
+    if game.board.variant.drawn:
+        raise PbmError(f"moves cannot be queued in {game.board.variant.title}: your tile is drawn when "
+                       f"your turn comes", view_game=game)
     words = [str(m.notation) if m.is_tile else m.word for m in a.moves]
     turn = Turn()
     if queue(req.ctx, game, user, words, turn):

@@ -281,6 +281,16 @@ SETTINGS = """
         ALTER TABLE users ADD COLUMN pictures INTEGER NOT NULL DEFAULT 1;
 """
 
+# Every variant of the 2017 rules (issue 18): a board's own rules and, for
+# LuckyTrax, the tile drawn for each turn.
+VARIANT_RULES = """
+        ALTER TABLE boards ADD COLUMN ending TEXT;          -- limited types: draw | lastloses; NULL: the type's
+        ALTER TABLE boards ADD COLUMN points INTEGER;       -- pointtrax: the winning score; NULL: the default
+        ALTER TABLE boards ADD COLUMN draws TEXT NOT NULL DEFAULT '';  -- luckytrax: the face drawn per turn
+        ALTER TABLE tournaments ADD COLUMN ending TEXT;     -- the rules of the event's boards
+        ALTER TABLE tournaments ADD COLUMN points INTEGER;
+"""
+
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
@@ -290,4 +300,5 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (5, "account security and limits", SECURITY),
     (6, "wrong passwords counted by sender, daily caps", THROTTLES),
     (7, "players' settings", SETTINGS),
+    (8, "variant rules and lucky draws", VARIANT_RULES),
 ]
