@@ -90,6 +90,11 @@ class ServerConfig:
 
     ``pictures``: board mails carry a PNG picture of the board in an HTML
     alternative (players can still turn it off for themselves with ``set``).
+    ``reply_moves``: a player may move by replying to a board mail (a token
+    in the mail's Message-ID stands for the password); false: passwords
+    always.  ``reply_subaddress``: board mails also carry the token in a
+    ``Reply-To`` of the server's address with ``+r-TOKEN`` (for mail
+    set-ups that deliver subaddresses to the server).
     """
 
     address: str = "pbm@localhost"
@@ -97,6 +102,8 @@ class ServerConfig:
     database: Path = Path("pbm.sqlite3")
     log_level: str = "INFO"
     pictures: bool = True
+    reply_moves: bool = True
+    reply_subaddress: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -342,6 +349,8 @@ def _server(t: _Table) -> ServerConfig:
         database=t.path("database"),
         log_level=t.choice("log_level", LOG_LEVELS, normalise=str.upper),
         pictures=t.boolean("pictures"),
+        reply_moves=t.boolean("reply_moves"),
+        reply_subaddress=t.boolean("reply_subaddress"),
     )
 
 

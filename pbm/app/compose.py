@@ -45,7 +45,7 @@ from pbm.trax.render import render as render_board
 from pbm.trax.render import tile_diagram
 
 from .messages import Attachment, outgoing
-from .request import Reply
+from .request import Reply, TokenFor
 
 #: A Message-ID that a reply may name in In-Reply-To and References:
 #: printable ASCII with one "@" and no blank, quote or angle bracket inside.
@@ -366,15 +366,22 @@ class Composer:
         return Text(text.subject, kept + note)
 
     def compose(self, replies: list[Reply], key: str, now: datetime,
-                without_pictures: Callable[[Iterable[str]], set[str]] | None = None) -> list[Message]:
+                without_pictures: Callable[[Iterable[str]], set[str]] | None = None,
+                issue_token: Callable[[TokenFor], str] | None = None) -> list[Message]:
         """The messages of ``replies`` to the mail ``key`` (a Message-ID they
         answer, when it is one).  ``without_pictures`` names, of a reply's
-        recipients, those whose players turned pictures off."""
+        recipients, those whose players turned pictures off; ``issue_token``
+        makes (and stores) a reply token for a recipient's copy, which then
+        carries it in its Message-ID (and Reply-To, with subaddresses)."""
         server = self.config.server
         in_reply_to = key if MESSAGE_ID.fullmatch(key) and "=?" not in key else None
         out = []
         for reply in replies:
             text = self.text(reply)
+            files = []
+            if reply.record is not None:
+                record = self.renderer.render("replies/record.txt", **{"server": server, **reply.context})
+                files.append((reply.record, wrap(record.body)))
             recipients = list(dict.fromkeys(reply.to))
             html = None
             plain_only: set[str] = set()
@@ -386,10 +393,18 @@ class Composer:
                            for p in text.pictures]
             for recipient in recipients:
                 pictured = html is not None and recipient not in plain_only
+                message_id, reply_to = make_msgid(domain=self.domain), None
+                wanted = reply.tokens.get(recipient)
+                if wanted is not None and issue_token is not None and server.reply_moves:
+                    token = issue_token(wanted)
+                    message_id = f"<r-{token}@{self.domain}>"
+                    if server.reply_subaddress:
+                        local, _, domain = server.address.rpartition("@")
+                        reply_to = f"{local}+r-{token}@{domain}"
                 out.append(outgoing(
                     sender=(server.name, server.address), recipient=recipient, subject=text.subject,
-                    body=text.body, date=format_datetime(now), message_id=make_msgid(domain=self.domain),
+                    body=text.body, date=format_datetime(now), message_id=message_id,
                     in_reply_to=in_reply_to, html=html if pictured else None,
-                    related=attachments if pictured else (),
+                    related=attachments if pictured else (), reply_to=reply_to, files=files,
                 ))
         return out

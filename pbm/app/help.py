@@ -53,6 +53,7 @@ TOPICS: Mapping[str, str] = MappingProxyType(
         "pointtrax": "help/pointtrax.txt",
         "rules": "help/trax.txt",  # the rules of the game type asked about, see resolve_topics
         "notation": "help/notation.txt",
+        "reply": "help/reply.txt",
         "ratings": "help/ratings.txt",
         "tournaments": "help/tournaments.txt",
     }

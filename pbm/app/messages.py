@@ -90,13 +90,16 @@ def outgoing(
     auto_reply: bool = True,
     html: str | None = None,
     related: Sequence[Attachment] = (),
+    reply_to: str | None = None,
+    files: Sequence[tuple[str, str]] = (),
 ) -> Message:
     """A message from values we made or checked.  Replies carry
     ``Auto-Submitted: auto-replied`` (``auto_reply``).  The text body goes as
     7bit when it is plain ASCII with short lines, else as UTF-8
     quoted-printable.  With ``html``, the message is ``multipart/alternative``:
     the text part first, then the HTML part with ``related`` (the pictures it
-    shows) in a ``multipart/related``."""
+    shows) in a ``multipart/related``.  ``files`` (name, text) are attached
+    as text files: the message is then ``multipart/mixed``, the body first."""
     msg = Message()
     msg["From"] = _header(formataddr(sender, charset="utf-8"))
     msg["To"] = _header(recipient)
@@ -106,18 +109,36 @@ def outgoing(
     if in_reply_to:
         msg["In-Reply-To"] = _header(in_reply_to)
         msg["References"] = _header(in_reply_to)
+    if reply_to:
+        msg["Reply-To"] = _header(reply_to)
     if auto_reply:
         msg["Auto-Submitted"] = "auto-replied"
     msg["MIME-Version"] = "1.0"
+    if files:
+        msg["Content-Type"] = "multipart/mixed"
+        content = Message()
+        _body(content, body, html, related)
+        msg.attach(content)
+        for name, text in files:
+            part = Message()
+            _text_part(part, text)
+            part["Content-Disposition"] = f'attachment; filename="{_header(name)}"'
+            msg.attach(part)
+        return msg
+    _body(msg, body, html, related)
+    return msg
+
+
+def _body(msg: Message, body: str, html: str | None, related: Sequence[Attachment]) -> None:
+    """The text, or the text and its HTML alternative, as ``msg``'s content."""
     if html is None:
         _text_part(msg, body)
-        return msg
+        return
     msg["Content-Type"] = "multipart/alternative"
     text = Message()
     _text_part(text, body)
     msg.attach(text)
     msg.attach(_related(html, related) if related else _html_part(html))
-    return msg
 
 
 def wire_bytes(msg: Message) -> bytes:

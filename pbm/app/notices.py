@@ -10,14 +10,16 @@ from typing import Any
 
 from pbm.domain.accounts import game_addresses
 from pbm.domain.boards import Game, load_game
+from pbm.domain.bounces import HoldStarted, opponents_told
 from pbm.domain.context import Context
+from pbm.domain.digests import takes_digest, to_move, urgency
 from pbm.domain.security import IssuedCode, LockStarted
 from pbm.domain.store import Row
-from pbm.domain.times import shown
+from pbm.domain.times import shown, span
 from pbm.domain.tournaments import Event, LateRound, NotStarted, Progress, reload
 from pbm.domain.turns import QueueNotice, Turn
 
-from .request import Reply
+from .request import Reply, TokenFor
 from .views import board_view, event_context, round_pairings
 
 
@@ -42,11 +44,23 @@ def board_mail(ctx: Context, game: Game, *, events: list[dict[str, Any]] | None 
                author: str | None = None, template: str = "replies/board.txt") -> Reply:
     """The board as it stands, to its players and observers (to those who
     follow results only once it is finished); ``comment`` is what ``author``
-    wrote with the command."""
+    wrote with the command.  While the game goes on, each player's copy
+    carries a reply token, and the player to move does not get the mail of
+    an opponent's move if they take a daily digest; a finished game's mail
+    carries its record."""
+    to = watchers(ctx, game, results_only=not game.active)
+    tokens: dict[str, TokenFor] = {}
+    if game.active:
+        if template == "replies/board.txt" and takes_digest(game.to_move):
+            held = set(game_addresses(ctx.store, game.to_move))
+            to = tuple(a for a in to if a not in held)
+        for user in (game.white, game.black):
+            for address in game_addresses(ctx.store, user):
+                tokens[address] = TokenFor(user["id"], game.number, game.board.ply)
     return Reply(
-        template,
-        watchers(ctx, game, results_only=not game.active),
+        template, to,
         {"view": board_view(ctx, game), "events": events or [], "comment": comment, "author": author},
+        tokens=tokens, record=None if game.active else f"{game.row['game']}-{game.number}.txt",
     )
 
 
@@ -146,6 +160,34 @@ def lock_notice(ctx: Context, lock: LockStarted) -> Reply:
     return Reply("replies/account-locked.txt", tuple(ctx.store.confirmed_addresses(lock.user["id"])), {
         "userid": lock.user["userid"], "failures": lock.failures, "until": shown(lock.until), "sender": lock.sender,
     })
+
+
+def bounce_notices(ctx: Context, hold: HoldStarted, status: str | None) -> list[Reply]:
+    """Each opponent of a player whose mail bounced hears why that player's
+    clock stopped."""
+    return [Reply("replies/bounce-notice.txt", game_addresses(ctx.store, opponent),
+                  {"userid": hold.user["userid"], "opponent": opponent["userid"], "boards": boards, "status": status})
+            for opponent, boards in opponents_told(ctx, hold)]
+
+
+def digest_mail(ctx: Context, user: Row) -> Reply | None:
+    """A player's daily digest: every board where it is their turn, most
+    urgent first, each with its board, and one reply token for them all;
+    None when there is none."""
+    rows = to_move(ctx, user)
+    if not rows:
+        return None
+    boards: list[dict[str, Any]] = []
+    shown: list[tuple[int, int]] = []
+    for row in rows:
+        game = load_game(ctx, row["number"])
+        u = urgency(ctx, row)
+        boards.append({"view": board_view(ctx, game), "to_nag": span(u.to_nag), "to_forfeit": span(u.to_forfeit)})
+        shown.append((game.number, game.board.ply))
+    addresses = game_addresses(ctx.store, user)
+    token = TokenFor(user["id"], boards=tuple(shown))
+    return Reply("replies/digest.txt", addresses, {"userid": user["userid"], "boards": boards},
+                 tokens={a: token for a in addresses})
 
 
 def reset_code_mail(ctx: Context, code: IssuedCode, sender: str) -> Reply:

@@ -10,9 +10,9 @@ to set the mail aside.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from email.message import Message
 from email.parser import BytesParser
@@ -21,22 +21,35 @@ from email.utils import format_datetime, make_msgid
 from typing import Any
 
 from pbm.config import Config
-from pbm.domain.boards import Game
+from pbm.domain import bounces, tokens
+from pbm.domain.accounts import game_addresses
+from pbm.domain.boards import Game, load_game
 from pbm.domain.context import Context
 from pbm.domain.passwords import VerifiedPasswords
 from pbm.domain.positions import Positions
-from pbm.domain.refusals import AccountLockedError, NotAllowedError, NotAvailableError, PbmError
+from pbm.domain.refusals import AccountLockedError, NotAllowedError, NotAvailableError, PbmError, ReplyRefusedError
 from pbm.domain.security import count_failed_login
 from pbm.domain.store import Store
-from pbm.grammar import Command, CommandError, MailCommands, decode_subject, parse_mail_commands
+from pbm.domain.tokens import found_in
+from pbm.grammar import (
+    Command,
+    CommandError,
+    MailCommands,
+    decode_subject,
+    parse_command,
+    parse_mail_commands,
+    parse_reply,
+)
 
 from .compose import Composer, Renderer
 from .handlers import HANDLERS
+from .handlers.reply import act
 from .messages import outgoing, wire_bytes
-from .notices import lock_notice
+from .notices import bounce_notices, lock_notice
 from .reading import body_text, header_text
-from .request import Reply, Request
-from .screening import message_key, screen, sender_address
+from .reports import delivery_reports
+from .request import Reply, Request, TokenFor
+from .screening import is_report, message_key, screen, sender_address
 from .views import board_view
 
 
@@ -84,9 +97,49 @@ def error_reply(ctx: Context, sender: str, exc: PbmError, *, command: Command | 
                                "view": None, "position": exc.position}
     if command is not None:
         context.update(command=quoted(command, exc), right_form=command.spec.usage(command.game))
+    tokens: dict[str, TokenFor] = {}
     if isinstance(exc.view_game, Game):
-        context["view"] = board_view(ctx, exc.view_game)
-    return Reply(f"errors/{exc.template}.txt", (sender,), context)
+        game = exc.view_game
+        context["view"] = board_view(ctx, game)
+        for user in (game.white, game.black):  # a player can answer the board shown by pressing Reply
+            if game.active and sender.lower() in (a.lower() for a in game_addresses(ctx.store, user)):
+                tokens[sender] = TokenFor(user["id"], game.number, game.board.ply)
+    return Reply(f"errors/{exc.template}.txt", (sender,), context, tokens=tokens)
+
+
+def reply_error(ctx: Context, sender: str, exc: PbmError, line: str | None, usage: str | None = None) -> Reply:
+    """The error reply to a reply to a board mail: it quotes the line it
+    answers, says what was wrong and how a reply is written."""
+    reply = error_reply(ctx, sender, exc)
+    right = usage or "the first line of your reply: your move (C3/), or resign, draw, accept, reject, undo or show"
+    return replace(reply, context={**reply.context, "command": f"{line} (in your reply)" if line else None,
+                                   "right_form": right})
+
+
+def is_command(line: str) -> bool:
+    """Is ``line`` a whole command that reads well (``resign`` alone is a
+    reply's word; ``trax resign 101 alice PW`` a command)?"""
+    try:
+        parse_command(line)
+    except CommandError:
+        return False
+    return True
+
+
+def first_line(body: str) -> str:
+    """The first line of a body with anything on it."""
+    for line in body.splitlines():
+        if line.strip():
+            return line
+    return ""
+
+
+def _references(msg: Message) -> list[str]:
+    return [str(v) for name in ("In-Reply-To", "References") for v in (msg.get_all(name) or [])]
+
+
+def _recipients(msg: Message) -> list[str]:
+    return [str(v) for name in ("To", "Cc", "Delivered-To", "X-Original-To") for v in (msg.get_all(name) or [])]
 
 
 def _usage_reply(sender: str, error: CommandError) -> Reply:
@@ -124,15 +177,24 @@ class Pipeline:
             return Result("duplicate", key, sender, reason=f"{seen} a mail handled before")
         why = screen(msg, sender, self.config)
         if why is not None:
-            if not dry_run:
-                with self.store.atomic():
-                    self.store.record_handled(key, sender, "", "dropped: " + why, now)
-            return Result("dropped", key, sender, reason=why)
+            notices: list[Message] = []
+            with transaction(self.store, dry_run=dry_run):
+                if is_report(msg):  # recorded: a bounce may stop a player's clock (and nobody answers it)
+                    notices = self._reports(msg, key, now)
+                self.store.record_handled(key, sender, "", "dropped: " + why, now)
+            return Result("dropped", key, sender, reason=why, replies=notices)
         assert sender is not None
         commands = None
+        reply_tokens: list[str] = []
         if not too_large:
             subject = decode_subject(header_text(msg, "Subject"))
-            commands = parse_mail_commands(subject, body_text(msg), max_commands=limits.max_command_lines)
+            body = body_text(msg)
+            if self.config.server.reply_moves:
+                reply_tokens = found_in(_references(msg), _recipients(msg))
+                if reply_tokens and is_command(first_line(body)):
+                    reply_tokens = []  # a reply that holds a whole command is read as one
+            if not reply_tokens:
+                commands = parse_mail_commands(subject, body, max_commands=limits.max_command_lines)
         result = Result("handled", key, sender)
         # one transaction: the daily count, the commands, the record and the replies
         with transaction(self.store, dry_run=dry_run):
@@ -145,6 +207,9 @@ class Pipeline:
                     summary = "over the daily limit"
                     replies = [self._notice("errors/daily-limit.txt", sender,
                                             cap=limits.replies_per_sender_per_day)]
+                elif reply_tokens:
+                    replies, done = self._run_reply(reply_tokens, sender, body, now)
+                    summary = "; ".join(done)
                 elif commands is None:  # too big to read: one clear reply, nothing done
                     summary = "too large"
                     replies = [self._notice("errors/too-large.txt", sender, size=len(raw),
@@ -152,12 +217,77 @@ class Pipeline:
                 else:
                     replies, done = self._run(commands, sender, now)
                     summary = "; ".join(done) or "no command"
-                messages = self.composer.compose(replies, key, now, self.store.addresses_without_pictures)
+                # mail from a player whose mail bounced: it gets through again
+                bounces.mail_came(self.context(now, sender), sender)
+                messages = self.composer.compose(replies, key, now, self.store.addresses_without_pictures,
+                                                 self.issuer(now))
                 self.store.record_handled(key, sender, summary, "handled", now)
                 for m in messages:
-                    self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now)
+                    self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
                 result.summary, result.replies = summary, messages
         return result
+
+    def issuer(self, now: datetime) -> Callable[[TokenFor], str]:
+        """What the composer calls to make (and store) a reply token."""
+        def issue(wanted: TokenFor) -> str:
+            ctx = self.context(now)
+            if wanted.board is None:
+                return tokens.issue_digest(ctx, wanted.user_id, wanted.boards)
+            assert wanted.ply is not None
+            return tokens.issue(ctx, wanted.user_id, wanted.board, wanted.ply)
+        return issue
+
+    def _reports(self, msg: Message, key: str, now: datetime) -> list[Message]:
+        """A delivery report: recorded against the player it bounced for;
+        a failure stops their clock, and their opponents are told."""
+        ctx = self.context(now)
+        replies: list[Reply] = []
+        for report in delivery_reports(msg):
+            hold = bounces.record(ctx, report.message_id, report.recipient, report.action, report.status)
+            if hold is not None:
+                replies += bounce_notices(ctx, hold, report.status)
+        messages = self.composer.compose(replies, "report", now, self.store.addresses_without_pictures,
+                                         self.issuer(now))
+        for m in messages:
+            self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
+        return messages
+
+    def _run_reply(self, found: list[str], sender: str, body: str, now: datetime) -> tuple[list[Reply], list[str]]:
+        """A reply to a board mail or a digest: each of its lines the
+        player's command for a board, in its own savepoint."""
+        ctx = self.context(now, sender)
+        replies: list[Reply] = []
+        done: list[str] = []
+        try:
+            target = tokens.target(ctx, found, sender)
+        except PbmError as exc:
+            return [reply_error(ctx, sender, exc, None)], [f"reply refused: {exc.message}"]
+        if target is None:
+            unknown = ReplyRefusedError("the mail you answered is not a board mail this server knows (or no "
+                                        "longer does); send your move with your password in the Subject instead")
+            return [reply_error(ctx, sender, unknown, None)], ["reply to an unknown mail"]
+        drawn = any(load_game(ctx, n).board.variant.drawn for n in target.boards)
+        read = parse_reply(body, digest=target.digest, cells=drawn, max_lines=self.config.limits.max_command_lines)
+        for line in read.lines:
+            if isinstance(line, CommandError):
+                replies.append(reply_error(ctx, sender, ReplyRefusedError(line.reason), line.text, line.usage))
+                done.append(f"reply error: {line.reason}")
+                continue
+            try:
+                with self.store.atomic():
+                    replies.extend(act(ctx, sender, target, line, read.comment))
+                self.positions.keep_lent()
+                done.append(f"reply {line.text}")
+            except PbmError as exc:
+                self.positions.drop_lent()
+                replies.append(reply_error(ctx, sender, exc, line.text))
+                done.append(f"reply {line.text}: {exc.message}")
+            except BaseException:
+                self.positions.drop_lent()
+                raise
+        if target.digest:
+            replies = self._combine(replies, sender)
+        return replies, done
 
     def _daily_count(self, sender: str, now: datetime) -> str | None:
         """Count this mail against the sender's daily cap (in the mail's own

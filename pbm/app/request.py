@@ -17,12 +17,29 @@ from pbm.grammar import Command
 
 
 @dataclass(frozen=True)
+class TokenFor:
+    """The reply token a recipient's copy carries: for a player, one board
+    at one move count, or (a digest) several boards."""
+
+    user_id: int
+    board: int | None = None
+    ply: int | None = None
+    boards: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
 class Reply:
-    """One mail to send: ``template`` rendered with ``context`` to ``to``."""
+    """One mail to send: ``template`` rendered with ``context`` to ``to``.
+    ``tokens``: the recipients whose copy carries a reply token, and for
+    what; ``record``: the name of the game record attached (a finished
+    board's mail), rendered from ``replies/record.txt`` with the same
+    context."""
 
     template: str
     to: tuple[str, ...]
     context: dict[str, Any] = field(default_factory=dict)
+    tokens: dict[str, TokenFor] = field(default_factory=dict)
+    record: str | None = None
 
 
 @dataclass

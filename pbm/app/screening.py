@@ -28,6 +28,8 @@ AUTOMATIC_SUBJECTS = (
     "undeliverable", "undelivered mail", "delivery status notification", "returned mail", "mail delivery failed",
     "delivery failure", "failure notice",
 )
+#: Why a delivery report gets no reply (the pipeline reads it for bounces).
+REPORT = "delivery status notification"
 #: Display names bounces come under.
 BOUNCE_NAMES = ("mail delivery subsystem", "mail delivery system", "mailer-daemon", "mail administrator")
 _DSN_PARTS = ("message/delivery-status", "message/global-delivery-status")
@@ -39,7 +41,7 @@ def _base(address: str) -> str:
     return f"{local.split('+', 1)[0]}@{domain}"
 
 
-def _is_report(msg: Message) -> bool:
+def is_report(msg: Message) -> bool:
     """A delivery report, or one forwarded inside other mail (a part of a
     delivery-status type, MIME followed a few levels deep)."""
     if msg.get_content_type() == "multipart/report":
@@ -82,8 +84,8 @@ def screen(msg: Message, sender: str | None, config: Config) -> str | None:
     if any(name.lower().startswith("list-") for name in msg):
         return "mailing-list mail"
     name = parseaddr(str(msg.get("From", "")))[0].strip().lower()
-    if _is_report(msg) or sender.lower().startswith(("mailer-daemon@", "postmaster@")) or name in BOUNCE_NAMES:
-        return "delivery status notification"
+    if is_report(msg) or sender.lower().startswith(("mailer-daemon@", "postmaster@")) or name in BOUNCE_NAMES:
+        return REPORT
     subject = " ".join(str(msg.get("Subject", "")).split()).lower()
     if subject.startswith(AUTOMATIC_SUBJECTS):
         return "automatic reply (by its subject)"

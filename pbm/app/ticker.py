@@ -12,13 +12,13 @@ import logging
 from datetime import datetime
 from email.message import Message
 
-from pbm.domain import clocks, tournaments
+from pbm.domain import clocks, digests, tournaments
 from pbm.domain.accounts import game_addresses
 from pbm.domain.context import Context
 from pbm.domain.times import shown, span, stamp
 
 from .messages import wire_bytes
-from .notices import board_mail, late_round_mail, tournament_news
+from .notices import board_mail, digest_mail, late_round_mail, tournament_news
 from .pipeline import Pipeline, transaction
 from .request import Reply
 
@@ -40,6 +40,17 @@ def tick(ctx: Context) -> list[Reply]:
         except Exception:
             ctx.positions.drop_lent()
             log.exception("clock work failed on board %s", row["number"])
+    for user in digests.due(ctx):
+        try:
+            with ctx.store.atomic():
+                mail = digest_mail(ctx, user)
+                if mail is not None:
+                    replies.append(mail)
+                digests.sent(ctx, user)
+            ctx.positions.keep_lent()
+        except Exception:
+            ctx.positions.drop_lent()
+            log.exception("the digest of user %s failed", user["id"])
     try:
         with ctx.store.atomic():
             replies.extend(late_round_mail(ctx, late) for late in tournaments.late_rounds(ctx))
@@ -60,7 +71,8 @@ def _act(ctx: Context, row: dict[str, object], what: clocks.Due) -> list[Reply]:
     mail = board_mail(ctx, game, template="replies/nag.txt")
     context = {**mail.context, "userid": user["userid"], "waited": span(what.waited),
                "forfeit_at": shown(ctx.now + what.left), "left": span(what.left)}
-    return [Reply(mail.template, game_addresses(ctx.store, user), context)]
+    to = game_addresses(ctx.store, user)
+    return [Reply(mail.template, to, context, tokens={a: t for a, t in mail.tokens.items() if a in to})]
 
 
 def run_tick(pipeline: Pipeline, now: datetime, *, dry_run: bool = False) -> list[Message]:
@@ -70,9 +82,9 @@ def run_tick(pipeline: Pipeline, now: datetime, *, dry_run: bool = False) -> lis
     messages: list[Message] = []
     with transaction(store, dry_run=dry_run):
         messages = pipeline.composer.compose(tick(pipeline.context(now)), "clock", now,
-                                             pipeline.store.addresses_without_pictures)
+                                             pipeline.store.addresses_without_pictures, pipeline.issuer(now))
         for m in messages:
-            store.queue_reply(None, str(m["To"]), wire_bytes(m), now)
+            store.queue_reply(None, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
     if messages:
         log.info("clock work at %s: %d mail(s)", stamp(now), len(messages))
     return messages

@@ -27,6 +27,7 @@ def clock_view(clock: BoardClock) -> dict[str, Any]:
         "used": {c: span(t) for c, t in clock.used.items()},
         "waiting": span(clock.waiting) if clock.waiting is not None else None,
         "away": {c: shown(t) for c, t in clock.away.items()},
+        "held": clock.held,
     }
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from .boards import Game, colour_of_turn, colour_to_move, load_game, mover_id
 from .context import Context
@@ -38,8 +38,17 @@ def paused(start: datetime, end: datetime, leave: Leave) -> timedelta:
     return total
 
 
+#: A hold still open counts as lasting until then.
+OPEN_END = datetime(9999, 12, 31, tzinfo=UTC)
+
+
 def leave_of(store: Store, user_id: int) -> Leave:
-    return [(when(v["starts_at"]), when(v["ends_at"])) for v in store.vacations_of(user_id)]
+    """The times a player's clock stands still: their vacations, and the
+    holds while mail to them bounced (:mod:`.bounces`)."""
+    leave = [(when(v["starts_at"]), when(v["ends_at"])) for v in store.vacations_of(user_id)]
+    leave += [(when(h["starts_at"]), when(h["ends_at"]) if h["ends_at"] else OPEN_END)
+              for h in store.holds_of(user_id)]
+    return leave
 
 
 def away_until(leave: Leave, now: datetime) -> datetime | None:
@@ -65,6 +74,7 @@ class BoardClock:
     used: dict[str, timedelta]
     waiting: timedelta | None
     away: dict[str, datetime | None]
+    held: dict[str, bool]  # mail to the player bounces: their clock stands still
 
 
 def board_clock(store: Store, row: Row, moves: list[Row], now: datetime) -> BoardClock:
@@ -82,7 +92,9 @@ def board_clock(store: Store, row: Row, moves: list[Row], now: datetime) -> Boar
         colour = colour_to_move(len(row["moves"].split()))
         waiting = waited(row, leave[colour], now)
         used[colour] += waiting
-    return BoardClock(used, waiting, {c: away_until(leave[c], now) for c in ids})
+    away = {c: away_until([(a, b) for a, b in leave[c] if b != OPEN_END], now) for c in ids}
+    held = {c: any(b == OPEN_END for _, b in leave[c]) for c in ids}
+    return BoardClock(used, waiting, away, held)
 
 
 # ----------------------------------------------------------------------------

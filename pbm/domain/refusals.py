@@ -105,6 +105,13 @@ class AccountLockedError(PbmError):
     template = "account-locked"
 
 
+class ReplyRefusedError(PbmError):
+    """A reply to a board mail that cannot be taken as a command (not the
+    player's address, a board the mail was not about, no move in it)."""
+
+    template = "reply"
+
+
 class DailyLimitError(PbmError):
     """A per-day cap (broadcasts) is reached."""
 

@@ -70,9 +70,12 @@ from .game_commands import (
 from .mail import (
     MAX_COMMANDS,
     MailCommands,
+    ReplyBody,
+    ReplyLine,
     comment_text,
     is_board_mail_subject,
     parse_mail_commands,
+    parse_reply,
 )
 from .parse import MAX_COMMAND_LENGTH, looks_like_command, parse_command
 from .registry import GAMES, PHRASES, REGISTRY, usage
@@ -118,6 +121,8 @@ __all__ = [
     "Password",
     "PreviewArgs",
     "QueueArgs",
+    "ReplyBody",
+    "ReplyLine",
     "Scope",
     "SeekArgs",
     "SetArgs",
@@ -141,5 +146,6 @@ __all__ = [
     "looks_like_command",
     "parse_command",
     "parse_mail_commands",
+    "parse_reply",
     "usage",
 ]

@@ -104,13 +104,17 @@ class SetArgs:
     password: Password
     setting: str | None = None
     value: str | None = None
+    hour: int | None = None  # digest daily: the hour of day (UTC) it goes
 
 
 #: The settings a player can change with ``set``, each with the values it takes
 #: (the first is the default).
 SETTINGS: dict[str, tuple[str, ...]] = {
     "pictures": ("on", "off"),
+    "digest": ("off", "daily"),
 }
+#: The hour (UTC) of a daily digest when none is given.
+DIGEST_HOUR = 7
 
 
 # --- parsers --------------------------------------------------------------------------
@@ -229,7 +233,7 @@ def parse_vacation(r: Reader) -> VacationArgs:
 
 
 def parse_set(r: Reader) -> SetArgs:
-    r.expect(2, 4)
+    r.expect(2, 5)
     userid = r.read(0, "userid", read_userid)
     password = r.read(1, "password", read_password)
     if len(r) == 2:
@@ -245,6 +249,14 @@ def parse_set(r: Reader) -> SetArgs:
     if value not in values:
         r.fail(f"{name} is {' or '.join(values)}")
     r.accept(3)
+    if name == "digest" and value == "daily":
+        hour = DIGEST_HOUR
+        if len(r) == 5:
+            hour = r.read(4, "hour", partial(read_number, maximum=23, what="hour of the day (0 to 23, UTC)"),
+                          quote=True)
+        return SetArgs(userid, password, name, value, hour)
+    if len(r) == 5:
+        r.fail(f"{name} {value} takes nothing after it")
     return SetArgs(userid, password, name, value)
 
 
@@ -362,7 +374,7 @@ ACCOUNT_SPECS = (
         "set",
         Scope.ACCOUNT,
         "USERID PASSWORD [SETTING VALUE]",
-        "change one of your settings (pictures on|off), or list them all",
+        "change one of your settings (pictures on|off, digest daily [HOUR]|off), or list them all",
         parse_set,
         secret_positions=(1,),
     ),

@@ -13,8 +13,9 @@ from pbm.secret import MASK
 from .command import Command, passwords_of
 from .parse import looks_like_command, parse_command
 from .registry import GAMES
-from .spec import CommandError
+from .spec import CommandError, shorten
 from .subject import clean_line, decode_subject
+from .tokens import Problem, WrittenMove, read_board, read_move
 
 MAX_COMMANDS = 100
 MAX_COMMENT_LENGTH = 4000
@@ -259,3 +260,96 @@ def _mask_passwords(comment: str, items: Sequence[Command | CommandError]) -> st
     return "\n".join(
         pattern.sub(MASK, line) if looks_like_command(line) else line for line in comment.split("\n")
     )
+
+
+# ----------------------------------------------------------------------------
+# replies to board mails
+
+#: What a reply's first line may hold instead of a tile, and the move word
+#: each stands for (``show`` asks for the board).
+REPLY_WORDS = {"resign": "resign", "draw": "propose", "propose": "propose", "accept": "accept",
+               "reject": "reject", "undo": "undo", "show": "show"}
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyLine:
+    """One line of a reply: the board it names (a digest's lines begin with
+    one; None for a reply to a board mail), and the move or ``show``."""
+
+    text: str  # the line as it may be quoted back (it holds no password)
+    board: int | str | None
+    move: WrittenMove | None  # None: show
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyBody:
+    """A reply read: its lines (each a :class:`ReplyLine`, or the
+    :class:`CommandError` of a line that is neither) and the comment."""
+
+    lines: tuple[ReplyLine | CommandError, ...]
+    comment: str
+
+
+REPLY_USAGE = "the first line of your reply: your move (C3/), or resign, draw, accept, reject, undo or show"
+DIGEST_USAGE = "one board a line: its number and your move (101 C3/), or resign, draw, accept, reject, undo, show"
+
+
+def _reply_line(line: str, *, digest: bool, cells: bool) -> ReplyLine | CommandError:
+    words = [w for w in line.split(" ") if not (len(w) >= 2 and w.strip("*") == "")]
+    usage = DIGEST_USAGE if digest else REPLY_USAGE
+    board: int | str | None = None
+    if digest:
+        if len(words) != 2:
+            return CommandError("a line of a reply to a digest names a board and a move", usage=usage,
+                                text=shorten_line(line))
+        try:
+            board = read_board(words[0])
+        except Problem as problem:
+            return CommandError(f"{shorten(words[0])} is no board: {problem}", usage=usage, text=shorten_line(line))
+        words = words[1:]
+    if not words:
+        return CommandError("the reply has no move", usage=usage, text=None)
+    word = words[0]
+    shown = " ".join(shorten(w) for w in ([str(board)] if board is not None else []) + [word])
+    meaning = REPLY_WORDS.get(word.lower().partition("#")[0])
+    if meaning == "show":
+        return ReplyLine(shown, board, None)
+    try:
+        move = read_move(meaning + word[len(word.partition("#")[0]):] if meaning else word, cells=cells)
+    except Problem as problem:
+        return CommandError(f"{shorten(word)} is no move: {problem}", usage=usage, text=shown)
+    return ReplyLine(shown, board, move)
+
+
+def shorten_line(line: str, most: int = 40) -> str:
+    return line if len(line) <= most else line[: most - 3] + "..."
+
+
+def parse_reply(body: str, *, digest: bool = False, cells: bool = False,
+                max_lines: int = MAX_COMMANDS, max_comment_length: int = MAX_COMMENT_LENGTH) -> ReplyBody:
+    """A reply to a board mail (or, with ``digest``, to a digest): the first
+    line the player wrote above the quoted mail is the move (a digest's
+    reply has a line ``BOARD MOVE`` for each board, as many as come first);
+    the rest of what they wrote, quotes and signature cut, is the comment.
+    With ``cells`` a cell alone (LuckyTrax) is a move.  Never raises."""
+    body = body if isinstance(body, str) else ""
+    lines = _command_lines(body)
+    if not lines:
+        return ReplyBody((CommandError("the reply has no move above the quoted mail",
+                                       usage=DIGEST_USAGE if digest else REPLY_USAGE),), "")
+    read: list[ReplyLine | CommandError] = []
+    last = lines[0][0]
+    for number, line in lines[:max_lines]:
+        item = _reply_line(line, digest=digest, cells=cells)
+        if read and isinstance(item, CommandError):
+            break  # a digest's moves end at the first line that is none
+        read.append(item)
+        last = number
+        if not digest:
+            break
+    rest = "\n".join(_body_lines(body)[last + 1:])
+    first_line_rest = ""
+    if not digest and isinstance(read[0], ReplyLine):
+        first_line_rest = " ".join(lines[0][1].split(" ")[1:])  # words after the move on its line
+    comment = comment_text((first_line_rest + "\n" + rest).strip("\n"), max_length=max_comment_length)
+    return ReplyBody(tuple(read), comment)

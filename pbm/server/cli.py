@@ -1,5 +1,5 @@
 """The command line: ``pbm serve``, ``process``, ``exec``, ``tick`` and the
-operator's ``failed``, ``user`` and ``stats``."""
+operator's ``failed``, ``user``, ``stats`` and ``bounces``."""
 
 from __future__ import annotations
 
@@ -184,6 +184,18 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bounces(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        rows = store.bounce_summary()
+    if not rows:
+        print("no delivery reports")
+    for r in rows:
+        held = "clock stopped" if r["held"] else "mail gets through again"
+        print(f"{r['address']}  ({r['userid'] or 'no account'})  {r['reports']} report(s), {r['failed'] or 0} failed; "
+              f"last {r['last_at']} status {r['last_status'] or '-'}; {held}")
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     if not config.listen.enabled and config.imap is None:
@@ -238,6 +250,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("stats", help="counts: mail handled and failed, the reply queue, users, boards")
     p.set_defaults(run=cmd_stats)
+    p = add("bounces", help="the addresses our mail bounced from, and whose clocks are stopped for it")
+    p.set_defaults(run=cmd_bounces)
 
     p = add("tick", help="do the clock work (reminders, forfeits) once and print its mail (mbox)")
     common(p)

@@ -1,6 +1,8 @@
 """SMTP intake (aiosmtpd): the server's own listener for incoming mail.
 
-Only the server's address is accepted as a recipient (550 otherwise); mail
+Only the server's address is accepted as a recipient (550 otherwise), with
+or without a ``+tag`` after its local part (a reply token's subaddress: the
+recipient is handed on in a ``Delivered-To`` header); mail
 over the size limit is refused by aiosmtpd with 552.  A message is answered
 250 only after the pipeline has committed it (or set it aside as failed), so
 an accepted mail is never lost.
@@ -21,12 +23,19 @@ log = logging.getLogger("pbm.listener")
 Handler = Callable[[bytes, str], Awaitable[bool]]
 
 
-def with_return_path(raw: bytes, mail_from: str | None) -> bytes:
+def with_return_path(raw: bytes, mail_from: str | None, rcpt_tos: list[str] | None = None) -> bytes:
     """Put the envelope sender first as Return-Path, as a delivering MTA
-    would (an empty one, ``<>``, marks a bounce for screening).  The envelope
-    wins: a Return-Path the mail itself carries comes after it, and
-    screening reads the first."""
-    return f"Return-Path: <{mail_from or ''}>\r\n".encode("ascii", "replace") + raw
+    would (an empty one, ``<>``, marks a bounce for screening), and the
+    envelope recipients as Delivered-To.  The envelope wins: a Return-Path
+    the mail itself carries comes after it, and screening reads the first."""
+    head = f"Return-Path: <{mail_from or ''}>\r\n"
+    head += "".join(f"Delivered-To: {rcpt}\r\n" for rcpt in rcpt_tos or [])
+    return head.encode("ascii", "replace") + raw
+
+
+def _base(address: str) -> str:
+    local, _, domain = address.lower().rpartition("@")
+    return f"{local.split('+', 1)[0]}@{domain}"
 
 
 class IntakeHandler:
@@ -35,7 +44,7 @@ class IntakeHandler:
         self.handle = handle
 
     async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options):
-        if address.lower() != self.address:
+        if _base(address) != self.address:
             return "550 5.1.1 No such recipient here; this server takes mail for one address only"
         envelope.rcpt_tos.append(address)
         return "250 OK"
@@ -45,7 +54,7 @@ class IntakeHandler:
         if isinstance(raw, str):
             raw = raw.encode("utf-8", "surrogateescape")
         try:
-            await self.handle(with_return_path(raw, envelope.mail_from), "smtp")
+            await self.handle(with_return_path(raw, envelope.mail_from, envelope.rcpt_tos), "smtp")
         except Exception as exc:  # the client hears a temporary failure, never our insides
             log.exception("mail over SMTP could not be handled or kept; the client will try again")
             if "full" in str(exc).lower():

@@ -28,7 +28,12 @@ LOOP_GAME = ["@0+", "@1+", "B0/", "C1/", "B0/", "B0/", "B0+", "D4+", "C1\\", "D6
 
 def parts(msg: EmailMessage) -> tuple[EmailMessage, EmailMessage, EmailMessage]:
     """The text part, the HTML part and the picture of a board mail, after
-    checking the structure: alternative(text, related(html, png))."""
+    checking the structure: alternative(text, related(html, png)), inside a
+    multipart/mixed with the game record when the game is over."""
+    if msg.get_content_type() == "multipart/mixed":
+        msg, record = msg.get_payload()
+        assert record.get_content_disposition() == "attachment"
+        assert re.fullmatch(r"trax-\d+\.txt", record.get_filename())
     assert msg.get_content_type() == "multipart/alternative"
     text, related = msg.get_payload()
     assert text.get_content_type() == "text/plain"
@@ -125,6 +130,11 @@ def test_a_game_by_mail_to_a_win_has_a_picture_in_every_board_mail(players):
         assert INDEX["win"] in indexes_in(image, box)
     assert INDEX["win"] not in outside(image, loop_boxes, 0)
     assert "Game won by alice (white loop)." in text_of(replies[0])
+    # the final mail carries the game's record as a file
+    record = next(p for p in replies[0].walk() if p.get_content_disposition() == "attachment")
+    assert record.get_filename() == "trax-101.txt"
+    assert record.get_content().startswith('[Game "Trax"]')
+    assert "\n11. A2+\n" in record.get_content()
 
 
 def test_the_last_turn_is_marked_in_the_text_too(players):

@@ -30,6 +30,7 @@ from pbm.grammar import REGISTRY
 from pbm.trax import Board
 
 from .conftest import Clock, Mailbox, is_error, server_config, text_of
+from .replies import client_reply, delivery_report
 
 # Real-looking long userids (the longest a userid may be is 32 characters)
 ALICE = "alexandria_montgomery_whitfield3"  # 32
@@ -199,6 +200,12 @@ def accounts_and_games(s: Session) -> None:
         move = str(mini.legal_moves()[0])
         mini.play(move)
         s.send(who, f"minitrax move 108 {who} {pw(who)} {move}#{mini.ply}")
+    # a reply from an address that is not the player's; a bounce; a daily digest (sent by the clock work)
+    board_mail = next(m for m in reversed(s.mail.sent) if "Board 106" in str(m["Subject"])
+                      and str(m["Message-ID"]).startswith("<r-"))
+    s.mail.deliver(client_reply(board_mail, "someone.else@another.example.org", "C3/", when=s.mail.clock.now))
+    s.mail.deliver(delivery_report(board_mail, when=s.mail.clock.now))
+    s.send(ALICE, f"set {ALICE} {pw(ALICE)} digest daily 0")
     s.send(CAROL, "trax standings")
     s.send(CAROL, "trax history")
     s.send(ALICE, f"trax accept {ALICE} {pw(ALICE)}")

@@ -25,7 +25,7 @@ MASK = "********"
 # Everything a password may hold: printable, no blanks, quotes or colons; not "-" first.
 PASSWORD_CHARS = st.characters(
     blacklist_categories=("Cc", "Cs", "Co", "Cn", "Cf", "Zs", "Zl", "Zp", "Pi", "Pf"),
-    blacklist_characters="\"'`:",
+    blacklist_characters="\"'`:\ufffd",  # U+FFFD stands for bytes that could not be read: never a password
 )
 passwords = st.text(PASSWORD_CHARS, min_size=1, max_size=64).filter(
     lambda p: not p.startswith("-") and p.isprintable() and p == " ".join(p.split()) and set(p) != {"*"}

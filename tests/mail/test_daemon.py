@@ -49,10 +49,14 @@ def check_game_replies(sink) -> None:
     for msg in [r.message() for r in received]:
         if "Board 101" not in str(msg["Subject"]):
             continue
-        assert msg.get_content_type() == "multipart/alternative"
+        # (the last, with the game's record attached, is multipart/mixed around that)
+        assert msg.get_content_type() in ("multipart/alternative", "multipart/mixed")
+        assert msg.get_body(("plain",)) is not None
         png = next(p for p in msg.walk() if p.get_content_type() == "image/png")
         assert png.get_content()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f'src="cid:{png["Content-ID"].strip("<>")}"' in msg.get_body(("html",)).get_content()
+    record = next(p for p in final.walk() if p.get_content_disposition() == "attachment")
+    assert record.get_filename() == "trax-101.txt" and "9. B2+" in record.get_content()
     for r in received:
         msg = r.message()
         assert msg["Auto-Submitted"] == "auto-replied"

@@ -16,6 +16,7 @@ import pytest
 from pbm.domain.store import Store
 
 from ..app.conftest import is_error
+from ..app.replies import delivery_report
 
 
 def run(*args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess:
@@ -217,3 +218,21 @@ def test_commands_that_read_the_database_need_no_mail_server_password(site):
     served = run("serve", "--config", "pbm.toml", cwd=site)
     assert served.returncode == 2
     assert b"password_env names PBM_TEST_UNSET_PASSWORD, which is not set" in served.stderr
+
+
+def test_operator_tools_list_the_addresses_that_bounce(site):
+    assert run("bounces", "--config", "pbm.toml", cwd=site).stdout.decode().strip() == "no delivery reports"
+    run("exec", "--config", "pbm.toml", "--from", "alice@example.org", "signup alice apple", cwd=site)
+    run("exec", "--config", "pbm.toml", "--from", "bob@example.org", "signup bob banana", cwd=site)
+    run("exec", "--config", "pbm.toml", "--from", "alice@example.org", "trax challenge alice bob apple", cwd=site)
+    store = Store(site / "game.sqlite3")
+    try:
+        board_mail = [r for r in store.db.query("SELECT * FROM outbox WHERE recipient = 'bob@example.org'")][-1]
+    finally:
+        store.close()
+    report = delivery_report(message_from_bytes(board_mail["message"], policy=policy.default),
+                             when=datetime.now(UTC))
+    done = run("process", "--config", "pbm.toml", "-", cwd=site, stdin=report)
+    assert done.returncode == 0 and b"dropped:" in done.stderr
+    shown = run("bounces", "--config", "pbm.toml", cwd=site).stdout.decode()
+    assert shown.startswith("bob@example.org  (bob)  1 report(s), 1 failed;") and "clock stopped" in shown

@@ -122,8 +122,11 @@ def settings(req: Request) -> list[Reply]:
     user = login(req.ctx, a.userid, a.password)
     if a.setting == "pictures":
         req.store.set_pictures(user["id"], a.value == "on")
-        user = req.store.user_by_id(user["id"])
-    values = {"pictures": "on" if user["pictures"] else "off"}
+    elif a.setting == "digest":
+        req.store.set_digest(user["id"], a.hour if a.value == "daily" else None)
+    user = req.store.user_by_id(user["id"])
+    values = {"pictures": "on" if user["pictures"] else "off",
+              "digest": "off" if user["digest_hour"] is None else f"daily at {user['digest_hour']:02d}:00 UTC"}
     return [Reply("replies/settings.txt", account_addresses(req.store, user, req.sender),
                   {"userid": user["userid"], "changed": a.setting, "settings": values})]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pbm.domain import challenges, luck
@@ -17,6 +18,8 @@ from pbm.domain.boards import (
     position_of,
     selected,
 )
+from pbm.domain.context import Context
+from pbm.domain.digests import by_urgency
 from pbm.domain.refusals import IllegalMoveReplyError, PbmError
 from pbm.domain.store import Row
 from pbm.domain.turns import (
@@ -33,6 +36,7 @@ from pbm.domain.turns import (
     trial,
     try_move,
 )
+from pbm.grammar import WrittenMove
 from pbm.trax import Board, TraxError, get_variant
 
 from ..notices import board_mail, turn_mails, watchers
@@ -66,7 +70,7 @@ def challenge(req: Request) -> list[Reply]:
     mail = board_mail(ctx, load_game(ctx, number), template="replies/new-board.txt", comment=req.comment,
                       author=author)
     # whoever sent the challenge hears that it worked, player or not
-    return [Reply(mail.template, tuple(dict.fromkeys([*mail.to, req.sender])), mail.context)]
+    return [replace(mail, to=tuple(dict.fromkeys([*mail.to, req.sender])))]
 
 
 def _options(req: Request) -> list[str]:
@@ -77,31 +81,43 @@ def _options(req: Request) -> list[str]:
 def move(req: Request) -> list[Reply]:
     """``move`` and ``submit``: a tile, or one of the move words."""
     a = req.args
-    ctx = req.ctx
-    game, user = player_game(ctx, a.board, a.userid, a.password, req.game)
+    game, user = player_game(req.ctx, a.board, a.userid, a.password, req.game)
     require_active(game)
     written = a.move
+    if req.command.name == "submit":
+        if not written.is_tile:
+            raise IllegalMoveReplyError(f"submit takes a tile, not {written.word}", view_game=game)
+        check_number(game, written)
+        require_turn(game, user)
+        position, played = trial(game, tile_text(game, written))
+        submit(req.ctx, game, user, played)
+        view = board_view(req.ctx, game, position=position, viewer=user, trial=True)
+        return [req.to_sender("replies/submitted.txt", view=view, move=played, userid=user["userid"])]
+    return play_written(req.ctx, req.sender, game, user, written, req.comment)
+
+
+def tile_text(game: Game, written: WrittenMove) -> str:
+    """The tile a player wrote, as the engine reads it (in LuckyTrax, the
+    drawn tile at the cell named)."""
+    return luck.resolve(game, written) if luck.current_draw(game) is not None else str(written.notation)
+
+
+def play_written(ctx: Context, sender: str, game: Game, user: Row, written: WrittenMove, comment: str) -> list[Reply]:
+    """A player's move on an active board, or one of the move words: what
+    ``move`` does, and a reply to a board mail."""
     turn = Turn()
     if not written.is_tile:
-        if req.command.name == "submit":
-            raise IllegalMoveReplyError(f"submit takes a tile, not {written.word}", view_game=game)
         if written.word == "resign":
-            return _resign(req, game, user, turn)
+            return _resign(ctx, sender, game, user, turn, comment)
         if written.word in ("propose", "undo"):
             propose(ctx, game, user, "draw" if written.word == "propose" else "undo", turn)
         else:
             answer(ctx, game, user, accept=(written.word == "accept"), turn=turn)
-        return turn_mails(ctx, game, turn, req.comment, user)
+        return turn_mails(ctx, game, turn, comment, user)
     check_number(game, written)
     require_turn(game, user)
-    text = luck.resolve(game, written) if luck.current_draw(game) is not None else str(written.notation)
-    if req.command.name == "submit":
-        position, played = trial(game, text)
-        submit(ctx, game, user, played)
-        view = board_view(ctx, game, position=position, viewer=user, trial=True)
-        return [req.to_sender("replies/submitted.txt", view=view, move=played, userid=user["userid"])]
-    try_move(ctx, game, user, text, turn)
-    return turn_mails(ctx, game, turn, req.comment, user)
+    try_move(ctx, game, user, tile_text(game, written), turn)
+    return turn_mails(ctx, game, turn, comment, user)
 
 
 def confirm_move(req: Request) -> list[Reply]:
@@ -113,18 +129,18 @@ def confirm_move(req: Request) -> list[Reply]:
     return turn_mails(req.ctx, game, turn, req.comment, user)
 
 
-def _resign(req: Request, game: Game, user: Row, turn: Turn) -> list[Reply]:
-    if resign_or_queue(req.ctx, game, user, turn):
-        view = board_view(req.ctx, game, viewer=user)
-        return [req.to_sender("replies/queued.txt", view=view, line="resign", userid=user["userid"])]
-    return turn_mails(req.ctx, game, turn, req.comment, user)
+def _resign(ctx: Context, sender: str, game: Game, user: Row, turn: Turn, comment: str) -> list[Reply]:
+    if resign_or_queue(ctx, game, user, turn):
+        view = board_view(ctx, game, viewer=user)
+        return [Reply("replies/queued.txt", (sender,), {"view": view, "line": "resign", "userid": user["userid"]})]
+    return turn_mails(ctx, game, turn, comment, user)
 
 
 def resign(req: Request) -> list[Reply]:
     a = req.args
     game, user = player_game(req.ctx, a.board, a.userid, a.password, req.game)
     require_active(game)
-    return _resign(req, game, user, Turn())
+    return _resign(req.ctx, req.sender, game, user, Turn(), req.comment)
 
 
 def queue_moves(req: Request) -> list[Reply]:
@@ -205,6 +221,8 @@ def games_table(req: Request) -> list[Reply]:
         else:
             users.append(row)
     found = selected(req.ctx, req.game, users, a.selection, "all") if users or not unknown else []
+    if a.selection == "next":
+        found = by_urgency(req.ctx, found)
     most = GAMES_PER_SHOW * req.config.limits.boards_per_show
     rows = [board_view(req.ctx, g) for g in load_games(req.ctx, found[:most])]
     return [req.to_sender("replies/games.txt", rows=rows, title=get_variant(req.game).title,

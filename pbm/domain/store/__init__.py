@@ -4,7 +4,7 @@ Every state change happens inside :meth:`Store.atomic`; the pipeline wraps a
 whole mail (its commands, the record that it was handled, and its rendered
 replies) in one such block, so a crash leaves either all of it or none.
 Method names say what they read or write.  :class:`Store` is made of one
-class per group of tables (accounts, boards, mail, tournaments) over the
+class per group of tables (accounts, boards, mail, replies, tournaments) over the
 connection (:mod:`.connection`); the schema is in :mod:`.migrations`.
 """
 
@@ -14,10 +14,11 @@ from .accounts import AccountTables
 from .boards import BoardTables
 from .connection import BUSY_TIMEOUT_SECONDS, FairLock, Row, is_busy
 from .mail import MailTables
+from .replies import ReplyTables
 from .tournaments import TournamentTables
 
 
-class Store(AccountTables, BoardTables, MailTables, TournamentTables):
+class Store(AccountTables, BoardTables, MailTables, ReplyTables, TournamentTables):
     """One connection to the database, with every table's reads and writes."""
 
 

@@ -81,6 +81,13 @@ class AccountTables(StoreBase):
     def set_pictures(self, user_id: int, on: bool) -> None:
         self._update("users", "id", user_id, {"pictures": int(on)})
 
+    def users_with_address(self, address: str) -> list[Row]:
+        """The accounts that have ``address`` (any case), confirmed or not."""
+        return self._all(
+            "SELECT DISTINCT u.* FROM users u JOIN addresses a ON a.user_id = u.id WHERE lower(a.address) = lower(?)",
+            (address,),
+        )
+
     def addresses_without_pictures(self, addresses: Iterable[str]) -> set[str]:
         """Those of ``addresses`` (as given) that belong to a live account
         whose player turned board pictures off."""

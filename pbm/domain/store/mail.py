@@ -23,10 +23,12 @@ class MailTables(StoreBase):
             (key, sender, summary, outcome, stamp(now)),
         )
 
-    def queue_reply(self, key: str | None, recipient: str, message: bytes, now: datetime) -> int:
+    def queue_reply(self, key: str | None, recipient: str, message: bytes, now: datetime,
+                    message_id: str | None = None) -> int:
         rowid = self._run(
-            "INSERT INTO outbox (message_key, recipient, message, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?)",
-            (key, recipient, message, stamp(now), stamp(now)),
+            "INSERT INTO outbox (message_key, recipient, message, created_at, next_attempt_at, message_id) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (key, recipient, message, stamp(now), stamp(now), message_id),
         ).lastrowid
         assert rowid is not None
         return rowid

@@ -291,6 +291,53 @@ VARIANT_RULES = """
         ALTER TABLE tournaments ADD COLUMN points INTEGER;
 """
 
+# Play by pressing Reply (issue 19): reply tokens, the daily digest, bounces
+# that stop a clock.
+REPLIES = """
+        -- a token in the Message-ID of a board mail (or a digest) to a player: a reply to that mail
+        -- from one of the player's addresses is a command without a password
+        CREATE TABLE reply_tokens (
+            id INTEGER PRIMARY KEY,
+            token_hash TEXT NOT NULL UNIQUE,                -- sha256 of the token; the token is never stored
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            board INTEGER REFERENCES boards(number),        -- NULL: a digest (its boards below)
+            ply INTEGER,                                    -- the board's move count when the mail was made
+            created_at TEXT NOT NULL,
+            used_at TEXT,
+            used_for TEXT                                   -- the move it played
+        );
+        CREATE TABLE digest_boards (
+            token_id INTEGER NOT NULL REFERENCES reply_tokens(id) ON DELETE CASCADE,
+            board INTEGER NOT NULL REFERENCES boards(number),
+            ply INTEGER NOT NULL,
+            used_for TEXT,
+            PRIMARY KEY (token_id, board)
+        );
+        ALTER TABLE users ADD COLUMN digest_hour INTEGER;   -- NULL: no digest; else the hour (UTC) of the daily mail
+        ALTER TABLE users ADD COLUMN digest_sent TEXT;      -- the day (YYYY-MM-DD) the last digest went
+        ALTER TABLE outbox ADD COLUMN message_id TEXT;      -- ours, to match delivery reports
+        CREATE INDEX outbox_message_id ON outbox(message_id);
+        CREATE TABLE bounces (
+            id INTEGER PRIMARY KEY,
+            address TEXT NOT NULL,                          -- lower case: the recipient the report names
+            user_id INTEGER REFERENCES users(id),
+            message_id TEXT,                                -- of our mail that bounced
+            action TEXT NOT NULL,                           -- failed | delayed | delivered | relayed | expanded
+            status TEXT,                                    -- e.g. 5.1.1
+            reported_at TEXT NOT NULL
+        );
+        CREATE INDEX bounces_address ON bounces(address);
+        -- a player's clock stops while mail to them bounces
+        CREATE TABLE mail_holds (
+            id INTEGER PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            address TEXT NOT NULL,
+            starts_at TEXT NOT NULL,
+            ends_at TEXT                                    -- NULL: still bouncing
+        );
+        CREATE INDEX mail_holds_user ON mail_holds(user_id);
+"""
+
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
@@ -301,4 +348,5 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (6, "wrong passwords counted by sender, daily caps", THROTTLES),
     (7, "players' settings", SETTINGS),
     (8, "variant rules and lucky draws", VARIANT_RULES),
+    (9, "reply tokens, digests and bounces", REPLIES),
 ]

@@ -1,0 +1,85 @@
+"""The store's tables for playing by reply: reply tokens and the boards of a
+digest, the digest setting, delivery reports (bounces) and the clock holds
+they start."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from ..times import stamp
+from .connection import Row, StoreBase
+
+
+class ReplyTables(StoreBase):
+    # ------------------------------------------------------------------
+    # reply tokens
+
+    def add_reply_token(self, token_hash: str, user_id: int, board: int | None, ply: int | None,
+                        now: datetime) -> int:
+        return self._insert("reply_tokens", {"token_hash": token_hash, "user_id": user_id, "board": board,
+                                             "ply": ply, "created_at": stamp(now)})
+
+    def reply_token(self, token_hash: str) -> Row | None:
+        return self._one("SELECT * FROM reply_tokens WHERE token_hash = ?", (token_hash,))
+
+    def use_reply_token(self, token_id: int, move: str, now: datetime) -> None:
+        self._run("UPDATE reply_tokens SET used_at = ?, used_for = ? WHERE id = ?", (stamp(now), move, token_id))
+
+    def add_digest_boards(self, token_id: int, boards: Iterable[tuple[int, int]]) -> None:
+        for board, ply in boards:
+            self._run("INSERT INTO digest_boards (token_id, board, ply) VALUES (?, ?, ?)", (token_id, board, ply))
+
+    def digest_boards(self, token_id: int) -> list[Row]:
+        return self._all("SELECT * FROM digest_boards WHERE token_id = ? ORDER BY board", (token_id,))
+
+    def use_digest_board(self, token_id: int, board: int, move: str) -> None:
+        self._run("UPDATE digest_boards SET used_for = ? WHERE token_id = ? AND board = ?", (move, token_id, board))
+
+    # ------------------------------------------------------------------
+    # the digest
+
+    def set_digest(self, user_id: int, hour: int | None) -> None:
+        self._update("users", "id", user_id, {"digest_hour": hour})
+
+    def digest_users(self) -> list[Row]:
+        """Every live account that takes a daily digest."""
+        return self._all("SELECT * FROM users WHERE digest_hour IS NOT NULL AND deleted_at IS NULL ORDER BY id")
+
+    def mark_digest_sent(self, user_id: int, day: str) -> None:
+        self._update("users", "id", user_id, {"digest_sent": day})
+
+    # ------------------------------------------------------------------
+    # delivery reports and holds
+
+    def outbox_by_message_id(self, message_id: str) -> Row | None:
+        return self._one("SELECT id, recipient, message_id, created_at FROM outbox WHERE message_id = ?",
+                         (message_id,))
+
+    def record_bounce(self, address: str, user_id: int | None, message_id: str | None, action: str,
+                      status: str | None, now: datetime) -> None:
+        self._insert("bounces", {"address": address.lower(), "user_id": user_id, "message_id": message_id,
+                                 "action": action, "status": status, "reported_at": stamp(now)})
+
+    def bounce_summary(self) -> list[Row]:
+        """Per address: reports by kind, the last one, and whether a hold is open."""
+        return self._all(
+            "SELECT b.address AS address, u.userid AS userid, COUNT(*) AS reports, "
+            "SUM(b.action = 'failed') AS failed, MAX(b.reported_at) AS last_at, "
+            "(SELECT status FROM bounces b2 WHERE b2.address = b.address ORDER BY b2.id DESC LIMIT 1) AS last_status, "
+            "EXISTS (SELECT 1 FROM mail_holds h WHERE lower(h.address) = b.address AND h.ends_at IS NULL) AS held "
+            "FROM bounces b LEFT JOIN users u ON u.id = b.user_id GROUP BY b.address ORDER BY last_at DESC"
+        )
+
+    def open_hold(self, user_id: int) -> Row | None:
+        return self._one("SELECT * FROM mail_holds WHERE user_id = ? AND ends_at IS NULL", (user_id,))
+
+    def start_hold(self, user_id: int, address: str, now: datetime) -> None:
+        self._insert("mail_holds", {"user_id": user_id, "address": address.lower(), "starts_at": stamp(now)})
+
+    def end_holds(self, user_id: int, now: datetime) -> int:
+        return self._run("UPDATE mail_holds SET ends_at = ? WHERE user_id = ? AND ends_at IS NULL",
+                         (stamp(now), user_id)).rowcount
+
+    def holds_of(self, user_id: int) -> list[Row]:
+        return self._all("SELECT * FROM mail_holds WHERE user_id = ? ORDER BY starts_at", (user_id,))
