@@ -1,10 +1,11 @@
 """The Trax board: placement, forced plays, wins, undo and legal moves.
 
 Design notes (speed matters: the server replays games and the benchmarks run
-playouts):
+playouts and the counting check):
 
 * Tiles live in a dict ``cell -> white mask`` (see :mod:`.tiles`); a
-  neighbour is one integer addition away.
+  neighbour is one integer addition away.  The dict keeps the order tiles
+  were placed in, so the tiles of the last turn are its last entries.
 * Forced plays are searched *incrementally*: only the empty neighbours of a
   tile just placed can have become forced, so a turn costs the number of
   tiles it places, never a scan of the board.
@@ -18,8 +19,24 @@ playouts):
   too, each with its *entry key* (which colour enters from which side), so
   the legal-move list never looks at the inside of the formation and never
   recomputes what a cell's neighbours say.
-* Every change is logged per turn, which makes :meth:`Board.pop` exact and
-  cheap.
+* Undo keeps almost nothing: a turn is 16 bytes (its move, how it grew the
+  bounding box, how many tiles it placed).  Taking a tile back works out
+  everything else from the tiles still there: the entry keys from the
+  neighbours, the path ends from the tile's own edges, except where a tile
+  joined two paths, whose far end is the one number kept per join.  A
+  250-move game keeps a few kilobytes of history; the moves as Move
+  objects are made when first asked for.
+* Legal moves are decided per frontier cell and kept between turns: an
+  answer that read cells up to ``r`` steps away is dropped when a turn
+  places (or takes back) a tile within ``r + 1`` steps.  A tile that forces
+  nothing is always legal.  The others are decided by what their forced
+  chains read, looked up in a decision tree of answers that all boards
+  share and learn from the positions they meet (:data:`_ANSWERS`): a chain
+  is played out, on a scratch layer, only where what it reads is new.  The
+  Moves of the list are made once and shared (:func:`_move`).
+* :meth:`Board.count_sequences` plays cell and tile numbers on the board's
+  own dictionaries, with no Move objects and no records, and counts the
+  last ply from the kept answers.
 * What a mail shows about the last turn (:meth:`Board.last_turn`) and the
   track that won (:meth:`Board.winning_track`) is worked out when asked, once
   per mail: :meth:`Board.winning_track` is the one place a track is walked,
@@ -58,9 +75,10 @@ same board, and cost the other game types nothing on the way through
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Literal, TypeAlias
 
 from .errors import IllegalMoveError, NotationError, TraxError
 from .notation import PASS_WORD, NewNotation, OldNotation, column_letters, parse_notation
@@ -69,18 +87,25 @@ from .render import render
 from .tiles import (
     BLACK,
     COLOUR_NAMES,
-    CONTRIB,
+    COLOURS_IN,
     DELTA,
     DIRECTION_NAMES,
     EDGE_OFFSET,
+    FIT_TILES,
     FITS,
     FORCE,
+    KEY_OF,
+    NEIGHBOURS,
     OPPOSITE,
     ORIGIN,
     PATHS,
+    SAFE,
+    SIG,
     STRIDE,
     SYMBOL,
+    TILE_FOR,
     TILES_OF_SYMBOL,
+    TRACKS,
     WHITE,
     E,
     N,
@@ -206,6 +231,136 @@ class Scored:
     cells: tuple[tuple[int, int], ...]
 
 
+# ----------------------------------------------------------------------
+# Shared Move objects.  A Move is immutable, so every board hands out the
+# same object for the same column, row and tile instead of making one per
+# legal move per turn.  The tables are cleared when they grow large.
+
+_MOVES: dict[int, Move] = {}
+_MOVE_SETS: dict[int, tuple[Move, ...]] = {}
+_SHARED_LIMIT = 1 << 14
+
+
+def _move(column: int, row: int, tile: int) -> Move:
+    """The (shared) Move placing ``tile`` at ``column``, ``row``."""
+    key = (column << 24 | row) << 4 | tile
+    move = _MOVES.get(key)
+    if move is None:
+        if len(_MOVES) >= _SHARED_LIMIT:
+            _MOVES.clear()
+        move = _MOVES[key] = Move(column, row, SYMBOL[tile], tile)
+    return move
+
+
+def _moves_at(offset: int, mask: int, tiles: tuple[int, ...]) -> tuple[Move, ...]:
+    """The (shared) Moves placing each of ``tiles`` (whose bits are ``mask``)
+    at the cell ``offset`` from ``@0`` (``row * STRIDE + column``)."""
+    key = offset << 13 | mask
+    moves = _MOVE_SETS.get(key)
+    if moves is None:
+        if len(_MOVE_SETS) >= _SHARED_LIMIT:
+            _MOVE_SETS.clear()
+        row, column = divmod(offset, STRIDE)
+        moves = _MOVE_SETS[key] = tuple(_move(column, row, t) for t in tiles)
+    return moves
+
+
+# Cell offsets within two steps of a cell, and exactly three steps away: a
+# legality answer that read cells up to r steps away is stale once a turn
+# places a tile within r + 1 steps (the tile changes its neighbours' keys).
+_NEAR = tuple(dy * STRIDE + dx for dy in range(-2, 3) for dx in range(-2, 3) if abs(dx) + abs(dy) <= 2)
+_RING3 = tuple(dy * STRIDE + dx for dy in range(-3, 4) for dx in range(-3, 4) if abs(dx) + abs(dy) == 3)
+_DELTAS = (DELTA[N], DELTA[E], DELTA[S], DELTA[W])
+_SIG_N, _SIG_E, _SIG_S, _SIG_W = SIG
+
+# A legality answer for one frontier cell: (the legal tiles in symbol
+# order, the farthest it read in steps, the tiles' bits).
+_Entry: TypeAlias = tuple[tuple[int, ...], int, int]
+
+
+class _Node:
+    """What is known of a frontier cell's legality when some tiles are not
+    decided by what was read so far (see :data:`_ANSWERS`): the legal tiles
+    among those decided, how far their answers read (steps), their bits,
+    the tiles not decided yet, and for those the cells to read next (offsets
+    from the cell: the cells their chains force at the next step, whose keys
+    say which tile goes there, then those cells' other neighbours, of which
+    only the colours entering count).  ``full`` is None when the chains run
+    farther than is worth learning: the pending tiles are then played out
+    where they are met.  ``ident`` numbers the node: what is known after the
+    next reading is under ``reading << _IDENT_BITS | ident``."""
+
+    __slots__ = ("colours", "full", "ident", "mask", "pending", "reach", "tiles")
+
+    def __init__(self, tiles: tuple[int, ...], reach: int, mask: int, pending: tuple[int, ...],
+                 full: tuple[int, ...] | None, colours: tuple[int, ...]) -> None:
+        self.tiles = _shared(tiles)
+        self.reach = reach
+        self.mask = mask
+        self.pending = _shared(pending)
+        self.full = None if full is None else _shared(full)
+        self.colours = _shared(colours)
+        _LEARNT[0] += 1
+        # numbers are never reused, not even after the tree is emptied, and
+        # next() on a count is atomic: a board learning in another thread
+        # can only write entries nobody reads, never one under a live key
+        self.ident = next(_IDENTS)
+
+
+# A frontier cell's legality answer depends on nothing but the cells it
+# read, and a tile's answer on nothing but the cells its forced chain
+# reaches: the keys of the cells it forces (which tile goes there) and the
+# colours entering their neighbours (whether the chain goes on, or meets
+# three ends of one colour).  _ANSWERS is a decision tree over those
+# readings, learnt from the boards it is used on.  Its root is keyed by the
+# cell's key and which colours enter its neighbours (``key << 8 | sig``,
+# which decides every tile that forces nothing); a _Node says which cells to
+# read next for the tiles still undecided, and what is known after reading
+# them is under the reading (with a leading 1 bit) shifted above the node's
+# number: an answer, or another _Node.  A chain is played out only where its
+# readings are met for the first time (or when it runs farther than
+# _LEARN_STEPS).  The tree holds for every board and game type (the size
+# limit is applied apart) and is emptied when it grows large.  The answers
+# themselves are shared tuples (_SAME).
+_ANSWERS: dict[int, _Entry | _Node] = {}
+_SAME: dict[_Entry, _Entry] = {}
+_TUPLES: dict[tuple[int, ...], tuple[int, ...]] = {}
+_LEARNT = [0]  # the nodes made since the tree was last emptied
+_IDENTS = itertools.count(1)  # numbers the nodes (never reset)
+_IDENT_BITS = 40  # room for the numbers below a reading in a key
+_LEARN_LIMIT = 1 << 15  # entries (some 5 MB at most)
+_LEARN_STEPS = 3
+
+
+def _shared(numbers: tuple[int, ...]) -> tuple[int, ...]:
+    """One tuple for all equal tuples the tree holds."""
+    return _TUPLES.setdefault(numbers, numbers)
+
+
+def _forget_learnt() -> None:
+    """Empty the tree of learnt answers (when it grows large; the benchmark
+    and the tests start from an empty one)."""
+    _ANSWERS.clear()
+    _SAME.clear()
+    _TUPLES.clear()
+    _LEARNT[0] = 0
+
+
+# A turn as the board keeps it: two unsigned 64-bit words in the machine's
+# byte order (so that memoryview.cast("Q") reads them all at once), the move
+#   column << 30 | row << 8 | flags << 4 | chosen tile
+# and the number of tiles the turn placed.
+_RECORD = 16
+_NATIVE: Literal["little", "big"] = (
+    "little" if memoryview(bytes((1, 0, 0, 0, 0, 0, 0, 0))).cast("Q")[0] == 1 else "big"
+)
+_COORD_MASK = (1 << 22) - 1
+_GREW_RIGHT = 1  # the chosen tile widened the formation to the right
+_GREW_DOWN = 2  # ... or made it taller at the bottom
+_FIRST = 4  # the first tile of the game or of a fresh PointTrax area
+_PASSED = 8  # a LuckyTrax pass
+
+
 @dataclass(slots=True)
 class _Area:
     """A playing area put aside when a PointTrax line cleared it."""
@@ -214,8 +369,8 @@ class _Area:
     ends: dict[int, int]
     keys: dict[int, int]
     bbox: tuple[int, int, int, int]
-    lcache: dict[int, tuple[int, tuple[int, ...], tuple[Move, ...]]]
-    deps: dict[int, list[int]]
+    legal: dict[int, _Entry]
+    far: set[int]
 
 
 @dataclass(slots=True)
@@ -230,19 +385,6 @@ class _Extra:
     areas: int
     area: _Area | None = None
     scored: tuple[Scored, ...] = ()
-
-
-@dataclass(slots=True)
-class _Turn:
-    """What one turn changed, so that it can be taken back exactly."""
-
-    move: Move
-    placed: list[int]
-    ends_log: list[tuple[int, int | None]]
-    keys_log: list[tuple[int, int | None]]
-    bbox: tuple[int, int, int, int]
-    outcome: Outcome | None
-    extra: _Extra | None = None
 
 
 class Board:
@@ -265,6 +407,37 @@ class Board:
     >>> b.tile_count
     1
     """
+
+    __slots__ = (
+        "__weakref__",
+        "_areas",
+        "_elog",
+        "_end_cache",
+        "_ending",
+        "_ends",
+        "_extras",
+        "_far",
+        "_keys",
+        "_lastloses",
+        "_legal",
+        "_limit",
+        "_lines_win",
+        "_log",
+        "_maxx",
+        "_maxy",
+        "_minx",
+        "_miny",
+        "_movelist",
+        "_outcome",
+        "_ply",
+        "_points",
+        "_reset_due",
+        "_scores",
+        "_special",
+        "_tiles",
+        "_version",
+        "variant",
+    )
 
     def __init__(self, variant: str | Variant = "trax", *, ending: str | None = None,
                  points: int | None = None) -> None:
@@ -292,6 +465,8 @@ class Board:
         self._ending = ending
         self._points = points
         self._lastloses = ending == "lastloses"
+        self._limit = v.max_size
+        self._lines_win = v.lines_win
         # LuckyTrax and PointTrax turns go through _play_special; the other
         # game types never look at what they need
         self._special = v.drawn or v.points is not None
@@ -300,19 +475,25 @@ class Board:
         # frontier: empty cell touching the formation -> its entry key
         self._keys: dict[int, int] = {}
         self._minx = self._maxx = self._miny = self._maxy = 0
-        self._turns: list[_Turn] = []
+        # each turn in _RECORD bytes, the number of turns, and the far ends
+        # of the paths each placed tile joined, in the order they were
+        # joined; the moves as Move objects are made when first asked for
+        # (see moves) and kept in step from then on
+        self._log = bytearray()
+        self._ply = 0
+        self._movelist: list[Move] | None = None
+        self._elog: list[int] = []
+        # LuckyTrax and PointTrax: what each turn changed beyond the tiles
+        self._extras: dict[int, _Extra] = {}
         self._outcome: Outcome | None = None
-        # The ending of a limited area, decided once per position: the last
-        # turn (by identity: a turn taken back and played again is a new
-        # object) and what the ending says after it.
-        self._end_cache: tuple[_Turn | None, Outcome | None] = (None, None)
-        # The legal placements of each frontier cell, kept between turns.
-        # _deps lists, for every cell an answer read (the placement, its
-        # forced chains and their empty neighbours), the frontier cells whose
-        # answers read it; a turn, or its undo, that places or removes a tile
-        # next to such a cell drops those answers.
-        self._lcache: dict[int, tuple[int, tuple[int, ...], tuple[Move, ...]]] = {}
-        self._deps: dict[int, list[int]] = {}
+        # Counts every play and pop, so that a position is known again: the
+        # ending of a limited area is decided once per position.
+        self._version = 0
+        self._end_cache: tuple[int, Outcome | None] = (-1, None)
+        # The legal tiles of each frontier cell, kept between turns, and the
+        # cells among them whose answers read three or more steps away.
+        self._legal: dict[int, _Entry] = {}
+        self._far: set[int] = set()
         # PointTrax: white's and black's scores, the plies after which the
         # area was cleared, and whether the next move starts a fresh area
         self._scores = [0, 0]
@@ -342,8 +523,8 @@ class Board:
     def after(self, n: int) -> Board:
         """The position as it stood after move ``n`` (0 = the empty board),
         with the same options."""
-        if not 0 <= n <= len(self._turns):
-            raise ValueError(f"there is no move {n}; this game has {len(self._turns)} moves")
+        if not 0 <= n <= self._ply:
+            raise ValueError(f"there is no move {n}; this game has {self._ply} moves")
         return Board.replay(self.moves[:n], self.variant, ending=self._ending, points=self._points)
 
     # ------------------------------------------------------------------
@@ -369,9 +550,9 @@ class Board:
         """What the last turn scored (PointTrax), each track that scored
         (white's first, then black's); ``()`` when it scored nothing, before
         the first move and in the other game types."""
-        if not self._turns:
+        if not self._ply:
             return ()
-        extra = self._turns[-1].extra
+        extra = self._extras.get(self._ply - 1)
         return () if extra is None else extra.scored
 
     @property
@@ -398,17 +579,24 @@ class Board:
 
     @property
     def moves(self) -> tuple[Move, ...]:
-        return tuple(t.move for t in self._turns)
+        if self._movelist is None:
+            view = memoryview(self._log)
+            try:
+                words = view.cast("Q").tolist()
+            finally:
+                view.release()
+            self._movelist = [_recorded(code) for code in words[::2]]
+        return tuple(self._movelist)
 
     @property
     def ply(self) -> int:
         """Number of moves played so far."""
-        return len(self._turns)
+        return self._ply
 
     @property
     def turn(self) -> str:
         """The colour to move: ``"white"`` or ``"black"``."""
-        return "white" if len(self._turns) % 2 == 0 else "black"
+        return "white" if self._ply % 2 == 0 else "black"
 
     @property
     def tile_count(self) -> int:
@@ -435,14 +623,35 @@ class Board:
             y, x = divmod(cell, STRIDE)
             yield x - minx + 1, y - miny + 1, tile
 
+    def _last_cells(self) -> list[int]:
+        """The cells the last turn placed, in the order it placed them (the
+        last entries of the tiles dict)."""
+        if not self._ply:
+            return []
+        count = int.from_bytes(self._log[-8:], _NATIVE)
+        out: list[int] = []
+        if count:
+            newest = reversed(self._tiles)
+            for _ in range(count):
+                out.append(next(newest))
+            out.reverse()
+        return out
+
+    def _record(self, code: int, count: int, move: Move) -> None:
+        """Keep a turn: its move (as ``code``, see ``_RECORD``) and the
+        number of tiles it placed."""
+        self._log += code.to_bytes(8, _NATIVE) + count.to_bytes(8, _NATIVE)
+        self._ply += 1
+        self._version += 1
+        if self._movelist is not None:
+            self._movelist.append(move)
+
     def last_placed(self) -> list[tuple[int, int]]:
         """Cells (column, row) placed by the last turn, the chosen one first,
         then the tiles it forced; empty before the first move and after a
         pass."""
-        if not self._turns:
-            return []
         out = []
-        for cell in self._turns[-1].placed:
+        for cell in self._last_cells():
             y, x = divmod(cell, STRIDE)
             out.append((x - self._minx + 1, y - self._miny + 1))
         return out
@@ -450,13 +659,15 @@ class Board:
     def last_turn(self) -> LastTurn | None:
         """The last turn's move, chosen tile and forced tiles (see
         :class:`LastTurn`; a pass has no tile); None before the first move."""
-        if not self._turns:
+        if not self._ply:
             return None
-        turn = self._turns[-1]
-        if not turn.placed:
-            return LastTurn(turn.move, None, ())
-        chosen, *forced = (self._placed_move(cell) for cell in turn.placed)
-        return LastTurn(turn.move, chosen, tuple(forced))
+        made = self._movelist
+        move = made[-1] if made is not None else _recorded(int.from_bytes(self._log[-16:-8], _NATIVE))
+        placed = self._last_cells()
+        if not placed:
+            return LastTurn(move, None, ())
+        chosen, *forced = (self._placed_move(cell) for cell in placed)
+        return LastTurn(move, chosen, tuple(forced))
 
     def _placed_move(self, cell: int) -> Move:
         """The tile at ``cell`` as a move in the current coordinates."""
@@ -475,14 +686,14 @@ class Board:
         outermost edges of a formation at least 8 wide or tall (a line, the
         rule :meth:`_spans` applies when the turn is played)."""
         outcome = self._outcome
-        if outcome is None or outcome.reason not in ("loop", "line") or not self._turns:
+        if outcome is None or outcome.reason not in ("loop", "line") or not self._ply:
             return None
         colour = COLOUR_NAMES.index(outcome.winner)
         width = self._maxx - self._minx + 1
         height = self._maxy - self._miny + 1
         tiles = self._tiles
         seen: set[int] = set()
-        for start in self._turns[-1].placed:
+        for start in self._last_cells():
             if start in seen:
                 continue
             seen.add(start)
@@ -557,7 +768,7 @@ class Board:
             frozenset(self._keys.items()),
             (self._minx, self._maxx, self._miny, self._maxy),
             self._outcome,
-            len(self._turns),
+            self._ply,
             (self._scores[WHITE], self._scores[BLACK]),
             tuple(self._areas),
             self._reset_due,
@@ -575,11 +786,10 @@ class Board:
         if self._outcome is not None:
             return self._outcome
         if self._ending is not None and self._tiles:
-            last = self._turns[-1]
             cached, ended = self._end_cache
-            if cached is not last:
+            if cached != self._version:
                 ended = self._decide_ending()
-                self._end_cache = (last, ended)
+                self._end_cache = (self._version, ended)
             return ended
         return None
 
@@ -600,21 +810,21 @@ class Board:
     def _is_quiet(self, cell: int, tile: int) -> bool:
         """Does the legal turn placing ``tile`` at ``cell`` complete no loop
         and no line?  The turn is played on the board's own dictionaries and
-        taken back at once; nothing else (the legality cache, the move list)
-        notices."""
+        taken back at once; nothing else (the legality answers, the move
+        list) notices."""
         old_bbox = (self._minx, self._maxx, self._miny, self._maxy)
         y, x = divmod(cell, STRIDE)
         self._minx, self._maxx = min(self._minx, x), max(self._maxx, x)
         self._miny, self._maxy = min(self._miny, y), max(self._maxy, y)
-        turn = _Turn(PASS, [], [], [], old_bbox, self._outcome)
-        loops: set[int] = set()
-        links: list[_Link] = []
+        links = self._new_links()
+        placed: list[int] = []
         try:
-            bad = self._run_turn(cell, tile, turn, loops, links)
+            bad, loops = self._run(cell, tile, placed, links)
             assert bad is None, "only legal turns are tried"
             return not loops and not self._lines(links)
         finally:
-            self._undo(turn)
+            self._unrun(len(placed))
+            self._minx, self._maxx, self._miny, self._maxy = old_bbox
 
     def is_over(self) -> bool:
         return self.outcome() is not None
@@ -634,30 +844,35 @@ class Board:
         ``pass`` (or :data:`PASS`) resolves to :data:`PASS` in LuckyTrax and
         is an :class:`IllegalMoveError` elsewhere.  When a PointTrax reset is
         due the move is read against the fresh, empty area."""
+        return self._parse(text)[2]
+
+    def _parse(self, text: str | Move) -> tuple[int, int, Move]:
+        """:meth:`parse_move`, with the cell and tile it resolves to (0 and 0
+        for a pass)."""
         if self._reset_due:
             saved = self._clear_area()
             self._reset_due = False
             try:
-                return self.parse_move(text)
+                return self._parse(text)
             finally:
                 self._restore_area(saved)
                 self._reset_due = True
         if isinstance(text, Move):
             if text.symbol == PASS_SYMBOL:
-                return self._pass()
+                return 0, 0, self._pass()
             spec: NewNotation | OldNotation = NewNotation(text.column, text.row, text.symbol)
         else:
             try:
                 spec = parse_notation(text)
             except NotationError:
                 if isinstance(text, str) and text.strip().lower() == PASS_WORD:
-                    return self._pass()
+                    return 0, 0, self._pass()
                 raise
         if isinstance(spec, NewNotation):
             cell, tile = self._resolve_new(spec)
         else:
             cell, tile = self._resolve_old(spec)
-        return self._move_for(cell, tile)
+        return cell, tile, self._move_for(cell, tile)
 
     def _pass(self) -> Move:
         if not self.variant.drawn:
@@ -669,9 +884,9 @@ class Board:
 
     def _move_for(self, cell: int, tile: int) -> Move:
         if not self._tiles:
-            return Move(0, 0, SYMBOL[tile], tile)
+            return _move(0, 0, tile)
         y, x = divmod(cell, STRIDE)
-        return Move(x - self._minx + 1, y - self._miny + 1, SYMBOL[tile], tile)
+        return _move(x - self._minx + 1, y - self._miny + 1, tile)
 
     def _check_cell(self, cell: int, shown: str) -> None:
         y, x = divmod(cell, STRIDE)
@@ -783,6 +998,7 @@ class Board:
     # ------------------------------------------------------------------
     # playing
 
+
     def play(self, move: str | Move) -> Move:
         """Play one turn: the chosen tile and every tile it forces.
 
@@ -797,156 +1013,252 @@ class Board:
         :meth:`placements`.  In PointTrax, when a reset is due the move is
         the first move of a fresh area (``@0+`` or ``@0/``).
         """
-        if self.outcome() is not None:
+        if self._outcome is not None or (self._ending is not None and self.outcome() is not None):
             raise IllegalMoveError("the game is over; no more moves can be played")
         if self._special:
             return self._play_special(move)
-        resolved = self.parse_move(move)
-        loops: set[int] = set()
-        links: list[_Link] = []
-        self._play_tile(resolved, None, loops, links)
-        self._settle_wins(loops, links)
+        # A Move that names a frontier cell and a symbol that fits there (a
+        # move from legal_moves, say) needs no parsing.
+        if type(move) is Move and self._tiles:
+            column = move.column
+            row = move.row
+            if 0 <= column <= self._maxx - self._minx + 2 and 0 <= row <= self._maxy - self._miny + 2:
+                cell = (self._miny - 1 + row) * STRIDE + self._minx - 1 + column
+                key = self._keys.get(cell)
+                if key is not None:
+                    tile = TILE_FOR[key].get(move.symbol)
+                    if tile is not None:
+                        resolved = move if move.tile == tile else _move(column, row, tile)
+                        loops, links = self._play_tile(cell, tile, resolved)
+                        if loops or links:
+                            self._settle_wins(loops, links)
+                        return resolved
+        cell, tile, resolved = self._parse(move)
+        loops, links = self._play_tile(cell, tile, resolved)
+        if loops or links:
+            self._settle_wins(loops, links)
         return resolved
 
     def _play_special(self, move: str | Move) -> Move:
         """:meth:`play` in LuckyTrax and PointTrax: passes, scores and the
         fresh areas, each logged with the turn for :meth:`pop`."""
-        resolved = self.parse_move(move)
+        cell, tile, resolved = self._parse(move)
         extra = _Extra((self._scores[WHITE], self._scores[BLACK]), self._reset_due, len(self._areas))
         if resolved.symbol == PASS_SYMBOL:
-            bbox = (self._minx, self._maxx, self._miny, self._maxy)
-            self._turns.append(_Turn(resolved, [], [], [], bbox, self._outcome, extra))
+            self._extras[self._ply] = extra
+            self._record(_PASSED << 4, 0, resolved)
             return resolved
         if self._reset_due:
             extra.area = self._clear_area()
             self._reset_due = False
-        loops: set[int] = set()
-        links: list[_Link] = []
         try:
-            self._play_tile(resolved, extra, loops, links)
+            loops, links = self._play_tile(cell, tile, resolved)
         except TraxError:
             if extra.area is not None:
                 self._restore_area(extra.area)
                 self._reset_due = True
             raise
+        self._extras[self._ply - 1] = extra
         if self._points is not None:
             if loops or links:
                 self._score(extra, loops, links)
-        else:
+        elif loops or links:
             self._settle_wins(loops, links)
         return resolved
 
-    def _play_tile(self, resolved: Move, extra: _Extra | None, loops: set[int], links: list[_Link]) -> None:
-        """Place the chosen tile of ``resolved`` and all it forces, and log
-        the turn; ``loops`` and ``links`` collect what it closed and joined.
-        Raises :class:`IllegalMoveError` with the board unchanged."""
-        first = not self._tiles
-        if first:
-            cell = ORIGIN
-        else:
-            cell = (self._miny - 1 + resolved.row) * STRIDE + self._minx - 1 + resolved.column
+    def _new_links(self) -> list[_Link] | None:
+        """A list to collect the paths a turn joins when a line is possible
+        (lines win and the formation is at least 8 wide or tall), else None."""
+        if self._lines_win and (self._maxx - self._minx >= 7 or self._maxy - self._miny >= 7):
+            return []
+        return None
+
+    def _play_tile(self, cell: int, tile: int, resolved: Move) -> tuple[int, list[_Link] | None]:
+        """Place ``tile`` at ``cell`` (the chosen tile of ``resolved``) and
+        all it forces, and log the turn.  Returns the colours (bits) whose
+        loops it closed and the paths it joined (None when no line is
+        possible).  Raises :class:`IllegalMoveError` with the board
+        unchanged."""
         old_bbox = (self._minx, self._maxx, self._miny, self._maxy)
         y, x = divmod(cell, STRIDE)
-        if first:
-            minx = maxx = x
-            miny = maxy = y
+        if not self._tiles:
+            flags = _FIRST
+            self._minx = self._maxx = x
+            self._miny = self._maxy = y
         else:
-            minx, maxx = min(self._minx, x), max(self._maxx, x)
-            miny, maxy = min(self._miny, y), max(self._maxy, y)
-            limit = self.variant.max_size
-            if limit is not None and (maxx - minx + 1 > limit or maxy - miny + 1 > limit):
+            flags = 0
+            if x < self._minx:
+                self._minx = x
+            elif x > self._maxx:
+                self._maxx = x
+                flags = _GREW_RIGHT
+            if y < self._miny:
+                self._miny = y
+            elif y > self._maxy:
+                self._maxy = y
+                flags |= _GREW_DOWN
+            limit = self._limit
+            if limit is not None and (self._maxx - self._minx >= limit or self._maxy - self._miny >= limit):
+                self._minx, self._maxx, self._miny, self._maxy = old_bbox
                 raise IllegalMoveError(
                     f"{resolved} would make the formation larger than {limit}x{limit}, "
                     f"which {self.variant.title} does not allow"
                 )
-        self._minx, self._maxx, self._miny, self._maxy = minx, maxx, miny, maxy
-        turn = _Turn(resolved, [], [], [], old_bbox, self._outcome, extra)
-        bad = self._run_turn(cell, resolved.tile, turn, loops, links)
+        links = self._new_links()
+        placed: list[int] = []
+        bad, loops = self._run(cell, tile, placed, links)
         if bad is not None:
-            self._undo(turn)
+            self._unrun(len(placed))
+            self._minx, self._maxx, self._miny, self._maxy = old_bbox
             raise IllegalMoveError(
                 f"{resolved} is an illegal turn: its forced tiles would bring three track ends "
                 f"of one colour into {self.cell_name(bad)}; the board is unchanged, choose another move"
             )
-        self._turns.append(turn)
-        self._forget_legality_near(turn.placed)
+        self._record(((resolved.column << 22 | resolved.row) << 4 | flags) << 4 | tile, len(placed), resolved)
+        if self._legal:
+            self._forget_near(placed)
+        return loops, links
 
-    def _place(self, cell: int, tile: int, turn: _Turn, loops: set[int], links: list[_Link]) -> None:
-        tiles = self._tiles
-        ends = self._ends
-        keys = self._keys
-        tiles[cell] = tile
-        turn.placed.append(cell)
-        klog = turn.keys_log
-        if cell in keys:
-            klog.append((cell, keys.pop(cell)))
-        contrib = CONTRIB[tile]
-        for d in (N, E, S, W):
-            n = cell + DELTA[d]
-            if n not in tiles:
-                old = keys.get(n)
-                klog.append((n, old))
-                keys[n] = (old or 0) | contrib[d]
-        elog = turn.ends_log
-        base = 2 * cell
-        for colour, (a, b) in enumerate(PATHS[tile]):
-            ea = base + EDGE_OFFSET[a]
-            eb = base + EDGE_OFFSET[b]
-            if cell + DELTA[a] in tiles:
-                fa = ends.pop(ea)
-                elog.append((ea, fa))
-            else:
-                fa = ea
-            if cell + DELTA[b] in tiles:
-                fb = ends.pop(eb)
-                elog.append((eb, fb))
-            else:
-                fb = eb
-            if fa == eb:
-                loops.add(colour)
-                continue
-            elog.append((fa, ends.get(fa)))
-            ends[fa] = fb
-            elog.append((fb, ends.get(fb)))
-            ends[fb] = fa
-            links.append((fa, fb, colour))
-
-    def _run_turn(self, cell: int, tile: int, turn: _Turn, loops: set[int], links: list[_Link]) -> int | None:
-        """Place the chosen tile and all forced ones.  Returns a cell with
-        three same-coloured ends (an illegal turn), else None."""
+    def _run(self, cell: int, tile: int, placed: list[int], links: list[_Link] | None) -> tuple[int | None, int]:
+        """Place the chosen tile and all forced ones (appending their cells
+        to ``placed``).  Returns a cell with three same-coloured ends (an
+        illegal turn: the caller takes back what was placed) or None, and
+        the colours (bits) whose loops closed."""
         tiles = self._tiles
         keys = self._keys
-        self._place(cell, tile, turn, loops, links)
+        place = self._place
+        loops = place(cell, tile, links)
+        placed.append(cell)
         stack = [cell]
         while stack:
             p = stack.pop()
-            for d in (N, E, S, W):
-                n = p + DELTA[d]
+            for step in _DELTAS:
+                n = p + step
                 if n in tiles:
                     continue
                 f = FORCE[keys[n]]
                 if f:
                     if f < 0:
-                        return n
-                    self._place(n, f, turn, loops, links)
+                        return n, loops
+                    loops |= place(n, f, links)
+                    placed.append(n)
                     stack.append(n)
-        return None
+        return None, loops
 
-    def _settle_wins(self, loops: set[int], links: list[_Link]) -> None:
-        wins = set(loops)
-        if self.variant.lines_win and (self._maxx - self._minx >= 7 or self._maxy - self._miny >= 7):
-            wins |= self._lines(links)
+    def _place(self, cell: int, tile: int, links: list[_Link] | None) -> int:
+        """Put one tile down: its cell leaves the frontier, its empty
+        neighbours hear its ends, and its paths join the paths they touch.
+        Returns the colours (bits) of the loops it closed."""
+        tiles = self._tiles
+        keys = self._keys
+        tiles[cell] = tile
+        keys.pop(cell, None)  # the first tile of an area was in no frontier
+        kget = keys.get
+        occupied = 0
+        for step, bits, direction in NEIGHBOURS[tile]:
+            n = cell + step
+            if n in tiles:
+                occupied |= direction
+            else:
+                keys[n] = kget(n, 0) | bits
+        ends = self._ends
+        loops = 0
+        base = 2 * cell
+        for _, oa, _, ob, abit, bbit, colour in TRACKS[tile]:
+            ea = base + oa
+            eb = base + ob
+            if occupied & abit:
+                fa = ends.pop(ea)
+                if occupied & bbit:
+                    fb = ends.pop(eb)
+                    self._elog.append(fa)
+                    if fa == eb:  # the path came back: a loop
+                        loops |= colour
+                        continue
+                else:
+                    fb = eb
+            elif occupied & bbit:
+                fa = ea
+                fb = ends.pop(eb)
+            else:
+                fa = ea
+                fb = eb
+            ends[fa] = fb
+            ends[fb] = fa
+            if links is not None:
+                links.append((fa, fb, colour >> 1))
+        return loops
+
+    def _unrun(self, count: int) -> list[int]:
+        """Take back the last ``count`` tiles placed, newest first; returns
+        their cells."""
+        tiles = self._tiles
+        keys = self._keys
+        ends = self._ends
+        elog = self._elog
+        removed = []
+        for _ in range(count):
+            cell, tile = tiles.popitem()
+            removed.append(cell)
+            occupied = 0
+            for step, bits, direction in NEIGHBOURS[tile]:
+                n = cell + step
+                if n in tiles:
+                    occupied |= direction
+                else:
+                    k = keys[n] - bits
+                    if k:
+                        keys[n] = k
+                    else:
+                        del keys[n]
+            if occupied:
+                keys[cell] = KEY_OF[tile][occupied]
+            base = 2 * cell
+            black, white = TRACKS[tile][1], TRACKS[tile][0]
+            for _, oa, _, ob, abit, bbit, _ in (black, white):
+                ea = base + oa
+                eb = base + ob
+                if occupied & abit:
+                    if occupied & bbit:
+                        fa = elog.pop()
+                        if fa == eb:
+                            ends[ea] = eb
+                            ends[eb] = ea
+                        else:
+                            fb = ends.pop(fa)
+                            ends[fa] = ea
+                            ends[ea] = fa
+                            ends[fb] = eb
+                            ends[eb] = fb
+                    else:
+                        fa = ends.pop(eb)
+                        ends[fa] = ea
+                        ends[ea] = fa
+                elif occupied & bbit:
+                    fb = ends.pop(ea)
+                    ends[fb] = eb
+                    ends[eb] = fb
+                else:
+                    del ends[ea]
+                    del ends[eb]
+        return removed
+
+    def _settle_wins(self, loops: int, links: list[_Link] | None) -> None:
+        wins = loops
+        if links:
+            for colour in self._lines(links):
+                wins |= 1 << colour
         if not wins:
             return
-        mover = WHITE if len(self._turns) % 2 == 1 else BLACK
-        winner = mover if mover in wins else 1 - mover
-        self._outcome = Outcome(COLOUR_NAMES[winner], "loop" if winner in loops else "line")
+        mover = WHITE if self._ply % 2 == 1 else BLACK
+        winner = mover if wins >> mover & 1 else 1 - mover
+        self._outcome = Outcome(COLOUR_NAMES[winner], "loop" if loops >> winner & 1 else "line")
 
-    def _lines(self, links: list[_Link]) -> set[int]:
+    def _lines(self, links: list[_Link] | None) -> set[int]:
         """The colours of the paths a turn joined (``links``) that are lines
         now that it is over (none where lines do not count)."""
         lines: set[int] = set()
-        if not self.variant.lines_win:
+        if not links or not self._lines_win:
             return lines
         width = self._maxx - self._minx + 1
         height = self._maxy - self._miny + 1
@@ -962,14 +1274,15 @@ class Board:
     # ------------------------------------------------------------------
     # PointTrax
 
-    def _score(self, extra: _Extra, loops: set[int], links: list[_Link]) -> None:
+    def _score(self, extra: _Extra, loops: int, links: list[_Link] | None) -> None:
         """Score what the turn just played completed: each loop and line its
         owner's tiles; a line clears the area (the reset is due), a score at
         the target with more points than the other wins."""
         lines = self._lines(links)
         if not loops and not lines:
             return
-        scored = self._completed(self._turns[-1].placed, loops, lines)
+        closed = {colour for colour in (WHITE, BLACK) if loops >> colour & 1}
+        scored = self._completed(self._last_cells(), closed, lines)
         scores = self._scores
         for track in scored:
             scores[COLOUR_NAMES.index(track.colour)] += track.tiles
@@ -980,7 +1293,7 @@ class Board:
             self._outcome = Outcome("white" if white > black else "black", "points")
         elif lines:
             self._reset_due = True
-            self._areas.append(len(self._turns))
+            self._areas.append(self._ply)
 
     def _completed(self, placed: list[int], loops: set[int], lines: set[int]) -> list[Scored]:
         """The loops of the colours in ``loops`` and the lines of those in
@@ -1027,15 +1340,15 @@ class Board:
         """Put the playing area aside and start an empty one; returns what
         :meth:`_restore_area` needs to bring it back."""
         area = _Area(self._tiles, self._ends, self._keys, (self._minx, self._maxx, self._miny, self._maxy),
-                     self._lcache, self._deps)
-        self._tiles, self._ends, self._keys, self._lcache, self._deps = {}, {}, {}, {}, {}
+                     self._legal, self._far)
+        self._tiles, self._ends, self._keys, self._legal, self._far = {}, {}, {}, {}, set()
         self._minx = self._maxx = self._miny = self._maxy = 0
         return area
 
     def _restore_area(self, area: _Area) -> None:
         self._tiles, self._ends, self._keys = area.tiles, area.ends, area.keys
         self._minx, self._maxx, self._miny, self._maxy = area.bbox
-        self._lcache, self._deps = area.lcache, area.deps
+        self._legal, self._far = area.legal, area.far
 
     def _spans(self, ea: int, eb: int, width: int, height: int) -> bool:
         """Do path ends at edges ea and eb lie on opposite outermost sides?"""
@@ -1062,157 +1375,320 @@ class Board:
         """Take back the last turn (chosen and forced tiles, or a pass) and
         all it changed (a PointTrax score, a cleared area, a fresh one: the
         old area comes back exactly); return its move."""
-        if not self._turns:
+        if not self._ply:
             raise IllegalMoveError("there is no move to take back")
-        turn = self._turns.pop()
-        self._forget_legality_near(turn.placed)
-        self._undo(turn)
-        extra = turn.extra
-        if extra is not None:
+        log = self._log
+        code = int.from_bytes(log[-16:-8], _NATIVE)
+        count = int.from_bytes(log[-8:], _NATIVE)
+        del log[-_RECORD:]
+        self._ply -= 1
+        self._version += 1
+        if self._movelist is not None:
+            self._movelist.pop()
+        if count:
+            removed = self._unrun(count)
+            flags = code >> 4 & 15
+            if flags & _FIRST:
+                self._minx = self._maxx = self._miny = self._maxy = 0
+            else:
+                # the chosen tile (placed first, taken back last) grew the
+                # box by at most one step each way: column 0 or row 0 grew
+                # it left or up, the flags say right or down
+                y, x = divmod(removed[-1], STRIDE)
+                if not code >> 30 & _COORD_MASK:
+                    self._minx = x + 1
+                elif flags & _GREW_RIGHT:
+                    self._maxx = x - 1
+                if not code >> 8 & _COORD_MASK:
+                    self._miny = y + 1
+                elif flags & _GREW_DOWN:
+                    self._maxy = y - 1
+            if self._legal:
+                self._forget_near(removed)
+        self._outcome = None
+        if self._special:
+            extra = self._extras.pop(self._ply)
             if extra.area is not None:
                 self._restore_area(extra.area)
             self._scores[:] = extra.scores
             self._reset_due = extra.reset_due
             del self._areas[extra.areas:]
-        return turn.move
-
-    def _undo(self, turn: _Turn) -> None:
-        tiles = self._tiles
-        for cell in turn.placed:
-            del tiles[cell]
-        ends = self._ends
-        for key, old in reversed(turn.ends_log):
-            if old is None:
-                ends.pop(key, None)
-            else:
-                ends[key] = old
-        keys = self._keys
-        for cell, old in reversed(turn.keys_log):
-            if old is None:
-                del keys[cell]
-            else:
-                keys[cell] = old
-        self._minx, self._maxx, self._miny, self._maxy = turn.bbox
-        self._outcome = turn.outcome
-        turn.placed.clear()
-        turn.ends_log.clear()
-        turn.keys_log.clear()
+        return _recorded(code)
 
     # ------------------------------------------------------------------
     # legal moves
 
-    def _forget_legality_near(self, cells: list[int]) -> None:
-        deps = self._deps
-        cache = self._lcache
+    def _forget_near(self, cells: list[int]) -> None:
+        """Drop the legality answers a change at ``cells`` (tiles placed or
+        taken back) may have made stale."""
+        cache = self._legal
+        drop = cache.pop
+        get = cache.get
         for c in cells:
-            for q in (c, c - STRIDE, c + 1, c + STRIDE, c - 1):
-                stale = deps.pop(q, None)
-                if stale:
-                    for key in stale:
-                        cache.pop(key, None)
+            for offset in _NEAR:
+                drop(c + offset, None)
+            for offset in _RING3:
+                entry = get(c + offset)
+                if entry is not None and entry[1] >= 2:
+                    del cache[c + offset]
+        if self._far:
+            self._forget_far(cells, None)
+
+    def _forget_near_keeping(self, cells: list[int], kept: list[tuple[int, _Entry]]) -> None:
+        """:meth:`_forget_near`, keeping what it drops in ``kept`` (the
+        counting check puts it back when it takes the move back)."""
+        cache = self._legal
+        drop = cache.pop
+        get = cache.get
+        keep = kept.append
+        for c in cells:
+            for offset in _NEAR:
+                entry = drop(c + offset, None)
+                if entry is not None:
+                    keep((c + offset, entry))
+            for offset in _RING3:
+                q = c + offset
+                entry = get(q)
+                if entry is not None and entry[1] >= 2:
+                    del cache[q]
+                    keep((q, entry))
+        if self._far:
+            self._forget_far(cells, kept)
+
+    def _near(self, cells: list[int]) -> set[int]:
+        """The cells whose kept answers :meth:`_forget_near` would drop for
+        a change at ``cells``."""
+        cache = self._legal
+        get = cache.get
+        near = {c + offset for c in cells for offset in _NEAR}
+        for c in cells:
+            for offset in _RING3:
+                entry = get(c + offset)
+                if entry is not None and entry[1] >= 2:
+                    near.add(c + offset)
+        if self._far:
+            where = [divmod(c, STRIDE) for c in cells]
+            for cell in self._far:
+                entry = get(cell)
+                if entry is not None and entry[1] >= 3:
+                    y, x = divmod(cell, STRIDE)
+                    reach = entry[1] + 1
+                    for cy, cx in where:
+                        if abs(cx - x) + abs(cy - y) <= reach:
+                            near.add(cell)
+                            break
+        return near
+
+    def _forget_far(self, cells: list[int], kept: list[tuple[int, _Entry]] | None) -> None:
+        """Drop the answers that read three or more steps away and lie
+        within their reach (plus one) of ``cells``."""
+        cache = self._legal
+        far = self._far
+        where = [divmod(c, STRIDE) for c in cells]
+        for cell in list(far):
+            entry = cache.get(cell)
+            if entry is None or entry[1] < 3:
+                far.discard(cell)
+                continue
+            reach = entry[1] + 1
+            y, x = divmod(cell, STRIDE)
+            for cy, cx in where:
+                if abs(cx - x) + abs(cy - y) <= reach:
+                    del cache[cell]
+                    far.discard(cell)
+                    if kept is not None:
+                        kept.append((cell, entry))
+                    break
+
+    def _entry(self, cell: int) -> _Entry:
+        entry = self._legal.get(cell)
+        return self._evaluate(cell) if entry is None else entry
+
+    def _evaluate(self, cell: int) -> _Entry:
+        """:meth:`_answer`, kept."""
+        entry = self._answer(cell)
+        self._legal[cell] = entry
+        if entry[1] >= 3:
+            self._far.add(cell)
+        return entry
+
+    def _answer(self, cell: int) -> _Entry:
+        """Decide which tiles that fit the frontier ``cell`` are legal turns:
+        looked up in the tree of learnt answers (:data:`_ANSWERS`), reading
+        only what the forced chains reach, or learnt (:meth:`_learn`)."""
+        kget = self._keys.get
+        known = _ANSWERS.get(self._keys[cell] << 8 | _SIG_N[kget(cell - STRIDE, 0)] | _SIG_E[kget(cell + 1, 0)]
+                             | _SIG_S[kget(cell + STRIDE, 0)] | _SIG_W[kget(cell - 1, 0)])
+        while isinstance(known, _Node):
+            full = known.full
+            if full is None:
+                return self._play_out(cell, known)
+            seen = 1
+            for offset in full:
+                seen = seen << 8 | kget(cell + offset, 0)
+            for offset in known.colours:
+                seen = seen << 2 | COLOURS_IN[kget(cell + offset, 0)]
+            known = _ANSWERS.get(seen << _IDENT_BITS | known.ident)
+        return self._learn(cell) if known is None else known
+
+    def _play_out(self, cell: int, node: _Node) -> _Entry:
+        """The answer at ``cell`` when ``node`` leaves tiles whose chains run
+        too far to learn: those are played out here."""
+        reach = node.reach
+        mask = node.mask
+        legal = []
+        for tile in FIT_TILES[self._keys[cell]]:
+            if mask >> tile & 1:
+                legal.append(tile)
+            elif tile in node.pending:
+                steps = self._chain(cell, tile)[0]
+                if steps > 0:
+                    legal.append(tile)
+                    mask |= 1 << tile
+                reach = max(reach, abs(steps))
+        return (tuple(legal), reach, mask)
+
+    def _learn(self, cell: int) -> _Entry:
+        """Work out which tiles are legal at ``cell`` by playing their chains,
+        and add to :data:`_ANSWERS` what this position teaches along its
+        path: at each step, the tiles decided by what was read so far and
+        the cells to read next for the others."""
+        keys = self._keys
+        kget = keys.get
+        k = keys[cell]
+        sig = (_SIG_N[kget(cell - STRIDE, 0)] | _SIG_E[kget(cell + 1, 0)]
+               | _SIG_S[kget(cell + STRIDE, 0)] | _SIG_W[kget(cell - 1, 0)])
+        safe = SAFE[sig]
+        played: list[tuple[int, int, list[list[int]]]] = []
+        for tile in FIT_TILES[k]:
+            if safe >> tile & 1:
+                played.append((tile, 1, []))
+            else:
+                steps, levels = self._chain(cell, tile)
+                played.append((tile, steps, levels))
+        if _LEARNT[0] >= _LEARN_LIMIT or len(_ANSWERS) >= _LEARN_LIMIT:
+            _forget_learnt()
+        key = k << 8 | sig
+        step = 0
+        known = _ANSWERS.get(key)
+        if known is None:
+            known = _ANSWERS[key] = self._node(cell, played, step)
+        while isinstance(known, _Node) and known.full is not None:
+            seen = 1
+            for offset in known.full:
+                seen = seen << 8 | kget(cell + offset, 0)
+            for offset in known.colours:
+                seen = seen << 2 | COLOURS_IN[kget(cell + offset, 0)]
+            key = seen << _IDENT_BITS | known.ident
+            step += 1
+            child = _ANSWERS.get(key)
+            if child is None:
+                child = _ANSWERS[key] = self._node(cell, played, step)
+            known = child
+        legal = tuple(tile for tile, steps, _ in played if steps > 0)
+        mask = sum(1 << tile for tile in legal)
+        return (legal, max(abs(steps) for _, steps, _ in played), mask)
+
+    @staticmethod
+    def _node(cell: int, played: list[tuple[int, int, list[list[int]]]], step: int) -> _Entry | _Node:
+        """What is known once the cells the chains force up to ``step``
+        steps from ``cell`` have been read: the tiles whose answers read no
+        farther than ``step + 1`` steps are decided; the answer when all are."""
+        decided = [(tile, steps) for tile, steps, _ in played if abs(steps) <= step + 1]
+        pending = tuple(tile for tile, steps, _ in played if abs(steps) > step + 1)
+        legal = tuple(tile for tile, steps in decided if steps > 0)
+        reach = max([1] + [abs(steps) for _, steps in decided])
+        mask = sum(1 << tile for tile in legal)
+        if not pending:
+            answer = (_shared(legal), reach, mask)
+            return _SAME.setdefault(answer, answer)
+        if step >= _LEARN_STEPS:
+            return _Node(legal, reach, mask, pending, None, ())
+        # the cells the undecided chains force at the next step (each of
+        # them runs farther, so forced some), then their other neighbours
+        forced: set[int] = set()
+        for _, steps, levels in played:
+            if abs(steps) > step + 1:
+                forced.update(levels[step])
+        around = {c + d for c in forced for d in _DELTAS} - forced - {cell}
+        return _Node(legal, reach, mask, pending, tuple(sorted(c - cell for c in forced)),
+                     tuple(sorted(c - cell for c in around)))
+
+    def _chain(self, cell: int, tile: int) -> tuple[int, list[list[int]]]:
+        """Play the forced chain of ``tile`` at ``cell`` on a scratch layer of
+        entry keys, one step away from the cell after another.  Returns how
+        many steps away the answer read (one more than the farthest forced
+        tile), negated when the turn is illegal (three ends of one colour
+        meet), and the cells each step forced.
+
+        Cells forced at the same step lie at the same parity, so none of them
+        touches another: each step's tiles can go down in any order."""
+        tiles = self._tiles
+        kget = self._keys.get
+        scratch: dict[int, int] = {}
+        level = []
+        for step, bits, _ in NEIGHBOURS[tile]:
+            n = cell + step
+            if n not in tiles:
+                k = kget(n, 0) | bits
+                scratch[n] = k
+                if FORCE[k]:
+                    level.append(n)
+        placed = {cell}
+        levels: list[list[int]] = []
+        depth = 1
+        while level:
+            following = []
+            went: list[int] = []
+            levels.append(went)
+            for p in level:
+                if p in placed:
+                    continue
+                f = FORCE[scratch[p]]
+                if f < 0:
+                    return -depth, levels
+                placed.add(p)
+                went.append(p)
+                for step, bits, _ in NEIGHBOURS[f]:
+                    n = p + step
+                    if n in tiles or n in placed:
+                        continue
+                    known = scratch.get(n)
+                    k = (kget(n, 0) if known is None else known) | bits
+                    scratch[n] = k
+                    if FORCE[k]:
+                        following.append(n)
+            level = following
+            depth += 1
+        return depth, levels
 
     def _turn_is_legal(self, cell: int, tile: int) -> bool:
         """Would placing ``tile`` at the empty frontier ``cell`` be a legal
         turn?  (Fitting and size limits are the caller's business.)"""
-        return tile in self._cell_legality(cell)[1]
+        return tile in self._entry(cell)[0]
 
-    def _cell_legality(self, cell: int) -> tuple[int, tuple[int, ...], tuple[Move, ...]]:
-        """(base, legal tiles, their Moves) for a frontier cell, cached.
-
-        ``base`` is the cell id of ``@0`` when the Moves were made; when the
-        formation has grown up or left since, the Moves are made anew from
-        the tiles without deciding legality again."""
-        base = (self._miny - 1) * STRIDE + self._minx - 1
-        entry = self._lcache.get(cell)
-        if entry is not None:
-            if entry[0] == base:
-                return entry
-            legal_tiles = entry[1]
-        else:
-            legal: list[int] = []
-            region: set[int] = set()
-            for _, tile in FITS[self._keys[cell]]:
-                ok, reads = self._try_turn(cell, tile)
-                region.update(reads)
-                if ok:
-                    legal.append(tile)
-            legal_tiles = tuple(legal)
-            deps = self._deps
-            for q in region:
-                waiting = deps.get(q)
-                if waiting is None:
-                    deps[q] = [cell]
-                else:
-                    waiting.append(cell)
-        row, col = divmod(cell - base, STRIDE)
-        entry = (base, legal_tiles, tuple(Move(col, row, SYMBOL[t], t) for t in legal_tiles))
-        self._lcache[cell] = entry
-        return entry
-
-    def _try_turn(self, cell: int, tile: int) -> tuple[bool, Iterable[int]]:
-        """Legality of a placement and the cells the answer depends on."""
-        tiles = self._tiles
-        kget = self._keys.get
-        contrib = CONTRIB[tile]
-        for d in (N, E, S, W):
-            n = cell + DELTA[d]
-            if n not in tiles and FORCE[kget(n, 0) | contrib[d]]:
-                break
-        else:  # nothing forced: nothing can go wrong
-            return True, (cell, cell - STRIDE, cell + 1, cell + STRIDE, cell - 1)
-        # Something is forced: follow the chain on a scratch layer of entry
-        # keys.  A tile adds its ends to its neighbours' keys the moment it
-        # is placed, so every key read below is complete.
-        extra: dict[int, int] = {}
-        tiles[cell] = tile
-        placed = [cell]
-        check = []
-        for d in (N, E, S, W):
-            n = cell + DELTA[d]
-            if n not in tiles:
-                extra[n] = kget(n, 0) | contrib[d]
-                check.append(n)
-        try:
-            while check:
-                p = check.pop()
-                if p in tiles:
-                    continue
-                f = FORCE[extra[p]]
-                if not f:
-                    continue
-                if f < 0:
-                    return False, [*placed, *extra]
-                tiles[p] = f
-                placed.append(p)
-                contrib = CONTRIB[f]
-                for d in (N, E, S, W):
-                    n = p + DELTA[d]
-                    if n not in tiles:
-                        k = extra.get(n)
-                        extra[n] = (kget(n, 0) if k is None else k) | contrib[d]
-                        check.append(n)
-            return True, [*placed, *extra]
-        finally:
-            for c in placed:
-                del tiles[c]
+    def _frontier(self) -> list[int]:
+        """The frontier cells a chosen tile may go into (within the size
+        limit), in reading order."""
+        keys = self._keys
+        limit = self._limit
+        if limit is None:
+            return sorted(keys)
+        lo_x, hi_x = self._maxx - limit + 1, self._minx + limit - 1
+        lo_y, hi_y = self._maxy - limit + 1, self._miny + limit - 1
+        return sorted(c for c in keys if lo_x <= c % STRIDE <= hi_x and lo_y <= c // STRIDE <= hi_y)
 
     def _candidates(self) -> Iterator[tuple[int, int, str]]:
         """(cell, tile, symbol) for every fitting placement within the size
         limit, legal or not, in reading order."""
-        limit = self.variant.max_size
-        minx, maxx, miny, maxy = self._minx, self._maxx, self._miny, self._maxy
         keys = self._keys
-        for cell in sorted(keys):
-            if limit is not None:
-                y, x = divmod(cell, STRIDE)
-                if max(maxx, x) - min(minx, x) >= limit or max(maxy, y) - min(miny, y) >= limit:
-                    continue
+        for cell in self._frontier():
             for sym, tile in FITS[keys[cell]]:
                 yield cell, tile, sym
 
     def _any_legal(self) -> bool:
-        legal = self._turn_is_legal
-        return any(legal(cell, tile) for cell, tile, _ in self._candidates())
+        entry = self._entry
+        return any(entry(cell)[0] for cell in self._frontier())
 
     def legal_moves(self) -> list[Move]:
         """Every distinct cell+symbol whose whole turn is legal, in reading
@@ -1223,25 +1699,28 @@ class Board:
         if self._outcome is not None:
             return []
         if not self._tiles or self._reset_due:
-            return [Move(0, 0, "+", 5), Move(0, 0, "/", 9)]
+            return [_move(0, 0, 5), _move(0, 0, 9)]
         if self._lastloses and self.outcome() is not None:
             return []
         # Cells are y * STRIDE + x, so sorted cells are in reading order, and
-        # FITS lists the symbols in + / \ order.
-        keys = self._keys
-        if self.variant.max_size is not None:
-            cells = sorted({cell for cell, _, _ in self._candidates()})
-        else:
-            cells = sorted(keys)
-        cache = self._lcache.get
+        # the answers list the tiles in + / \ order.  The Moves of a cell are
+        # shared, found by the cell's offset from @0 and the tiles' bits.
         base = (self._miny - 1) * STRIDE + self._minx - 1
-        legality = self._cell_legality
+        cache = self._legal
+        get = cache.get
+        answer = self._answer
+        shared = _MOVE_SETS.get
         out: list[Move] = []
-        for cell in cells:
-            entry = cache(cell)
-            if entry is None or entry[0] != base:
-                entry = legality(cell)
-            out.extend(entry[2])
+        for cell in (sorted(self._keys) if self._limit is None else self._frontier()):
+            entry = get(cell)
+            if entry is None:
+                entry = cache[cell] = answer(cell)
+                if entry[1] >= 3:
+                    self._far.add(cell)
+            moves = shared((cell - base) << 13 | entry[2])
+            if moves is None:
+                moves = _moves_at(cell - base, entry[2], entry[0])
+            out.extend(moves)
         return out
 
     def placements(self, face: int) -> list[Move]:
@@ -1259,18 +1738,114 @@ class Board:
         if self.outcome() is not None:
             return []
         if not self._tiles or self._reset_due:
-            return [Move(0, 0, "+", 5)] if SYMBOL[face] == "+" else [Move(0, 0, "/", 9)]
+            return [_move(0, 0, 5)] if SYMBOL[face] == "+" else [_move(0, 0, 9)]
         return [move for move in self.legal_moves() if move.tile == face]
+
+    # ------------------------------------------------------------------
+    # the counting check
 
     def count_sequences(self, depth: int) -> int:
         """Number of distinct move sequences of ``depth`` turns from here
-        (the counting check: 2, 24, 432, 9568, 246888 from the empty board)."""
-        moves = self.legal_moves()
-        if depth <= 1:
-            return len(moves) if depth == 1 else 1
+        (the counting check: 2, 24, 432, 9568, 246888 from the empty board).
+
+        Trax, LoopTrax and 8x8 Trax (ending ``"draw"``) count on the board's
+        own dictionaries (:meth:`_count`); the first move of a game, the
+        other game types and endings go through :meth:`play` and
+        :meth:`pop`, move by move."""
+        if depth <= 0:
+            return 1
+        if self._special or self._lastloses or not self._tiles:
+            moves = self.legal_moves()
+            if depth == 1:
+                return len(moves)
+            total = 0
+            for move in moves:
+                self.play(move)
+                total += self.count_sequences(depth - 1)
+                self.pop()
+            return total
+        if self._outcome is not None:
+            return 0
+        return self._count(depth, [])
+
+    def _count(self, depth: int, made: list[int]) -> int:
+        """:meth:`count_sequences` (``depth`` at least 1) in a position nobody
+        has won, with no Move objects and no records: each legal turn is
+        played by cell and tile and taken back.  The last ply is counted from
+        the legality answers the position keeps, except where the turn
+        before it may have changed them: those are answered afresh and not
+        kept.  Deeper, the answers a turn made stale are kept aside and put
+        back when it is taken back, and those made after it (each call adds
+        the cells it answered to ``made``) are dropped."""
+        cache = self._legal
+        get = cache.get
+        evaluate = self._evaluate
+        keys = self._keys
+        if depth == 1:
+            total = 0
+            for cell in (keys if self._limit is None else self._frontier()):
+                entry = get(cell)
+                if entry is None:
+                    entry = evaluate(cell)
+                    made.append(cell)
+                total += len(entry[0])
+            return total
+        turns = []
+        for cell in self._frontier():
+            entry = get(cell)
+            if entry is None:
+                entry = evaluate(cell)
+                made.append(cell)
+            for tile in entry[0]:
+                turns.append((cell, tile))
         total = 0
-        for move in moves:
-            self.play(move)
-            total += self.count_sequences(depth - 1)
-            self.pop()
+        far = self._far
+        answer = self._answer
+        lines_win = self._lines_win
+        run = self._run
+        for cell, tile in turns:
+            minx, maxx, miny, maxy = old_bbox = (self._minx, self._maxx, self._miny, self._maxy)
+            y, x = divmod(cell, STRIDE)
+            if x < minx:
+                self._minx = minx = x
+            elif x > maxx:
+                self._maxx = maxx = x
+            if y < miny:
+                self._miny = miny = y
+            elif y > maxy:
+                self._maxy = maxy = y
+            links: list[_Link] | None = [] if lines_win and (maxx - minx >= 7 or maxy - miny >= 7) else None
+            placed: list[int] = []
+            bad, loops = run(cell, tile, placed, links)
+            assert bad is None, "only legal turns are counted"
+            if loops or (links and self._lines(links)):
+                pass  # a win: no turn follows
+            elif depth == 2:
+                # The last ply, counted from the kept answers but where the
+                # turn may have changed them: those are answered afresh and
+                # not kept, so the answers stay as they are.
+                near = self._near(placed)
+                for q in (keys if self._limit is None else self._frontier()):
+                    entry = None if q in near else get(q)
+                    total += len(answer(q)[0] if entry is None else entry[0])
+            else:
+                kept: list[tuple[int, _Entry]] = []
+                self._forget_near_keeping(placed, kept)
+                answered: list[int] = []
+                total += self._count(depth - 1, answered)
+                for q in answered:
+                    cache.pop(q, None)
+                for q, entry in kept:
+                    cache[q] = entry
+                    if entry[1] >= 3:
+                        far.add(q)
+            self._unrun(len(placed))
+            self._minx, self._maxx, self._miny, self._maxy = old_bbox
         return total
+
+
+def _recorded(code: int) -> Move:
+    """The move of a turn as the board keeps it (see ``_RECORD``)."""
+    if code >> 4 & _PASSED:
+        return PASS
+    return _move(code >> 30 & _COORD_MASK, code >> 8 & _COORD_MASK, code & 15)

@@ -85,3 +85,58 @@ CONTRIB = {
     t: tuple((1 << OPPOSITE[d]) if (t >> d) & 1 else (16 << OPPOSITE[d]) for d in DIRECTIONS)
     for t in TILES
 }
+
+
+# ----------------------------------------------------------------------
+# Tables for the engine's hot paths (lists indexed by tile or key, which
+# are faster than dicts and build no objects when read).
+
+#: FIT_TILES[key]: the tiles of FITS[key], in symbol order (+ / \).
+FIT_TILES: list[tuple[int, ...]] = [tuple(t for _, t in fits) for fits in FITS]
+
+#: TILE_FOR[key]: symbol -> the tile of that symbol that fits (if any).
+TILE_FOR: list[dict[str, int]] = [{sym: t for sym, t in fits} for fits in FITS]
+
+#: NEIGHBOURS[tile]: (cell offset, bits added to that neighbour's entry key,
+#: direction bit) for N, E, S, W.
+NEIGHBOURS: list[tuple[tuple[int, int, int], ...]] = [()] * 16
+#: TRACKS[tile]: for white then black, (offset of the cell beyond edge a,
+#: edge id offset of a, the same for b, bit of a, bit of b, loop bit).
+TRACKS: list[tuple[tuple[int, int, int, int, int, int, int], ...]] = [()] * 16
+#: KEY_OF[tile][occupied]: the entry key the cell had before ``tile`` went
+#: in, when the directions in the 4-bit mask ``occupied`` held tiles.
+KEY_OF: list[list[int]] = [[0] * 16 for _ in range(16)]
+for _t in TILES:
+    NEIGHBOURS[_t] = tuple((DELTA[d], CONTRIB[_t][d], 1 << d) for d in DIRECTIONS)
+    TRACKS[_t] = tuple(
+        (DELTA[a], EDGE_OFFSET[a], DELTA[b], EDGE_OFFSET[b], 1 << a, 1 << b, 1 << colour)
+        for colour, (a, b) in enumerate(PATHS[_t])
+    )
+    for _occ in range(16):
+        KEY_OF[_t][_occ] = sum(
+            (1 << d) if (_t >> d) & 1 else (16 << d) for d in DIRECTIONS if (_occ >> d) & 1
+        )
+del _t, _occ
+
+# Neighbour signatures.  For an empty cell X, bit d of its signature says a
+# white end enters the neighbour in direction d, bit d + 4 a black one.  No
+# neighbour of a settled position holds two ends of one colour, so a tile
+# placed at X forces that neighbour exactly when it sends it an end of a
+# colour already there.
+#: SIG[d][key]: the signature bits of a neighbour in direction d with that key.
+SIG: list[list[int]] = [
+    [((1 << d) if key & 15 else 0) | ((16 << d) if key >> 4 else 0) for key in range(256)]
+    for d in DIRECTIONS
+]
+#: SAFE[sig]: bit t set when tile t forces no neighbour of a cell with that
+#: signature (a turn that forces nothing is always legal).
+SAFE: list[int] = [0] * 256
+for _sig in range(256):
+    for _t in TILES:
+        if not ((_t & _sig) | ((15 ^ _t) & (_sig >> 4))):
+            SAFE[_sig] |= 1 << _t
+del _sig, _t
+
+#: COLOURS_IN[key]: which colours enter a cell with that key (bit 0 white,
+#: bit 1 black).
+COLOURS_IN: list[int] = [(1 if key & 15 else 0) | (2 if key >> 4 else 0) for key in range(256)]

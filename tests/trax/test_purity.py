@@ -10,7 +10,7 @@ from pathlib import Path
 import pbm.trax
 
 ENGINE = Path(pbm.trax.__file__).resolve().parent
-ALLOWED = {"__future__", "collections", "dataclasses", "typing", "re"}
+ALLOWED = {"__future__", "collections", "dataclasses", "typing", "re", "itertools"}
 PICTURE_ALLOWED = ALLOWED | {"functools", "io", "PIL"}
 
 
