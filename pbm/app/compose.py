@@ -22,7 +22,6 @@ import base64
 import hashlib
 import re
 import secrets
-import textwrap
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -30,7 +29,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import Message
-from email.utils import format_datetime, make_msgid
+from email.utils import format_datetime
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from typing import Any
@@ -96,6 +95,32 @@ class Text:
 WIDTH = 78
 
 
+def fill(words: list[str], width: int, first: str = "", rest: str = "") -> list[str]:
+    """``words`` laid out greedily in lines of at most ``width`` columns,
+    the first line after ``first``, the others after ``rest``; a word too
+    long for a whole line is cut to fill the line it starts on (as
+    textwrap does, without its regular expressions: replies fold many
+    lines)."""
+    lines: list[str] = []
+    line, indent, empty = first, first, True
+    for word in words:
+        while True:
+            gap = 0 if empty else 1
+            if len(line) + gap + len(word) <= width:
+                line = line + " " + word if gap else line + word
+                empty = False
+                break
+            if len(word) > width - len(indent):  # fits on no line: fill this one with its start
+                room = width - len(line) - gap
+                if room > 0:
+                    line = line + " " * gap + word[:room]
+                    word = word[room:]
+            lines.append(line)
+            line, indent, empty = rest, rest, True
+    lines.append(line)
+    return lines
+
+
 def wrap(text: str, width: int = WIDTH, hang: int = 0) -> str:
     """Each line of ``text`` folded at blanks to at most ``width`` columns;
     a continuation keeps the line's own indent plus ``hang`` blanks.  A word
@@ -106,8 +131,7 @@ def wrap(text: str, width: int = WIDTH, hang: int = 0) -> str:
             out.append(line)
             continue
         indent = line[: len(line) - len(line.lstrip(" "))]
-        out += textwrap.wrap(line, width, initial_indent="", subsequent_indent=indent + " " * hang,
-                             break_on_hyphens=False, drop_whitespace=True) or [""]
+        out += fill(line.split(), width, indent, indent + " " * hang)
     return "\n".join(out)
 
 
@@ -121,7 +145,8 @@ def reflow(text: str, width: int = WIDTH) -> str:
 
     def flush() -> None:
         if paragraph:
-            out.extend(textwrap.wrap(" ".join(paragraph), width, break_on_hyphens=False) or [""])
+            joined = " ".join(paragraph)
+            out.extend([joined] if len(joined) <= width else fill(joined.split(), width))
             paragraph.clear()
 
     for line in str(text).split("\n"):
@@ -186,9 +211,6 @@ class _Collector:
 
     def marker(self, index: int) -> str:
         return f"\x00{self.nonce}:{index}\x00"
-
-    def pattern(self) -> re.Pattern[str]:
-        return re.compile(f"\x00{self.nonce}:(\\d+)\x00")
 
 
 _collecting: ContextVar[_Collector | None] = ContextVar("pbm_pictures", default=None)
@@ -282,11 +304,19 @@ class Composer:
         self.config = config
         self.renderer = renderer or Renderer()
         self._pictures: OrderedDict[tuple[str, str, int | None], Picture] = OrderedDict()
+        self._count = 0
 
     @property
     def domain(self) -> str:
         """The domain of our Message-IDs."""
         return self.config.server.address.rpartition("@")[2] or "localhost"
+
+    def message_id(self, now: datetime) -> str:
+        """A Message-ID of ours: the moment, a count and a random part, so
+        that the ones made later sort later (the outbox's index of them
+        grows at its end) and no two are alike."""
+        self._count += 1
+        return f"<{now:%Y%m%d%H%M%S}.{self._count}.{secrets.token_hex(5)}@{self.domain}>"
 
     def text(self, reply: Reply) -> Text:
         """The reply rendered, its body at most ``[limits] max_reply_bytes``
@@ -310,26 +340,32 @@ class Composer:
         part with a picture at each marker (none when pictures are off)."""
         if not collector.boards:
             return text
-        pattern = collector.pattern()
-        # a marker stands on a line of its own: the text part drops the line
-        plain = re.sub(f"^{pattern.pattern}\n?", "", text.body, flags=re.MULTILINE)
-        plain = pattern.sub("", plain)
+        # a marker stands on a line of its own (the text part drops the line);
+        # one made with another nonce is text a player wrote: it stays
+        lines = text.body.split("\n")
+        markers = {collector.marker(i): i for i in range(len(collector.boards))}
+        plain = "\n".join(line for line in lines if line not in markers)
         if not self.config.server.pictures:
             return Text(text.subject, plain)
         # the pictures and the HTML copy of the text count against the
         # reply's size cap too: boards past it are shown in text only
         budget = self.config.limits.max_reply_bytes - 2 * len(plain.encode("utf-8"))
         pieces: list[str | Picture] = []
-        for n, chunk in enumerate(re.split(f"^{pattern.pattern}\n?", text.body, flags=re.MULTILINE)):
-            if n % 2:
-                picture = self.picture(*collector.boards[int(chunk)])
-                budget -= len(picture.base64)
-                if budget >= 0:
-                    pieces.append(picture)
-            else:
-                chunk = pattern.sub("", chunk)
-                if chunk.strip():
-                    pieces.append(chunk)
+        chunk: list[str] = []
+        for line in lines:
+            index = markers.get(line)
+            if index is None:
+                chunk.append(line)
+                continue
+            if "".join(chunk).strip():
+                pieces.append("\n".join(chunk) + "\n")
+            chunk = []
+            picture = self.picture(*collector.boards[index])
+            budget -= len(picture.base64)
+            if budget >= 0:
+                pieces.append(picture)
+        if "".join(chunk).strip():
+            pieces.append("\n".join(chunk))
         return Text(text.subject, plain, tuple(pieces))
 
     def picture(self, board: Board, draw: int | None = None) -> Picture:
@@ -393,7 +429,7 @@ class Composer:
                            for p in text.pictures]
             for recipient in recipients:
                 pictured = html is not None and recipient not in plain_only
-                message_id, reply_to = make_msgid(domain=self.domain), None
+                message_id, reply_to = self.message_id(now), None
                 wanted = reply.tokens.get(recipient)
                 if wanted is not None and issue_token is not None and server.reply_moves:
                     token = issue_token(wanted)

@@ -66,10 +66,9 @@ def mail_came(ctx: Context, sender: str) -> list[Row]:
     """Mail from ``sender`` arrived: the holds of its players end (their
     mail gets through, since they answer); the players whose hold ended."""
     ended = []
-    for user in ctx.store.users_with_address(sender):
-        if ctx.store.open_hold(user["id"]) is not None:
-            ctx.store.end_holds(user["id"], ctx.now)
-            ended.append(user)
+    for user_id in ctx.store.held_users_with_address(sender):
+        ctx.store.end_holds(user_id, ctx.now)
+        ended.append(ctx.store.user_by_id(user_id))
     return ended
 
 

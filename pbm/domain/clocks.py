@@ -45,10 +45,8 @@ OPEN_END = datetime(9999, 12, 31, tzinfo=UTC)
 def leave_of(store: Store, user_id: int) -> Leave:
     """The times a player's clock stands still: their vacations, and the
     holds while mail to them bounced (:mod:`.bounces`)."""
-    leave = [(when(v["starts_at"]), when(v["ends_at"])) for v in store.vacations_of(user_id)]
-    leave += [(when(h["starts_at"]), when(h["ends_at"]) if h["ends_at"] else OPEN_END)
-              for h in store.holds_of(user_id)]
-    return leave
+    return [(when(r["starts_at"]), when(r["ends_at"]) if r["ends_at"] else OPEN_END)
+            for r in store.leave_of(user_id)]
 
 
 def away_until(leave: Leave, now: datetime) -> datetime | None:

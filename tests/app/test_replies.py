@@ -13,7 +13,7 @@ import pytest
 from pbm.app.pipeline import Pipeline
 from pbm.app.ticker import run_tick
 from pbm.domain.store import Store
-from pbm.domain.tokens import token_hash
+from pbm.domain.tokens import lookup
 from pbm.trax import Board
 
 from .conftest import Clock, Mailbox, flat, is_error, server_config, text_of, to_of
@@ -62,7 +62,7 @@ def test_a_whole_game_played_by_pressing_reply(players):
     assert "Game won by alice (white loop)." in text_of(latest[A])
     # each board mail named its token only in its own Message-ID
     for msg in new:
-        assert re.fullmatch(r"<r-[a-z2-7]{32}@pbm\.test>", str(msg["Message-ID"]))
+        assert re.fullmatch(r"<r-\d+-[a-z2-7]{32}@pbm\.test>", str(msg["Message-ID"]))
     tokens = [r["token_hash"] for r in mail.pipeline.store.db.query("SELECT token_hash FROM reply_tokens")]
     assert tokens and all(len(t) == 64 for t in tokens)  # stored hashed only
 
@@ -161,7 +161,7 @@ def test_a_subaddress_reply_to_carries_the_token(tmp_path):
     mail.send(B, "signup bob banana")
     new = mail.send(A, "trax challenge alice bob apple")
     reply_to = str(mine(new, A)["Reply-To"])
-    token = str(mine(new, A)["Message-ID"])[3:35]
+    token = str(mine(new, A)["Message-ID"])[3:].partition("@")[0]
     assert reply_to == f"pbm+r-{token}@pbm.test"
     # a reply that names no mail, sent to that address, is read for the token it is addressed to
     raw = client_reply(mine(new, A), A, "@0/", when=mail.clock.now, to=reply_to)
@@ -175,13 +175,17 @@ def test_tokens_are_unguessable_and_bound_to_a_player(players):
     mail = players
     new = mail.send(A, "trax challenge alice bob apple")
     store = mail.pipeline.store
-    ids = {to_of(m): str(m["Message-ID"])[3:35] for m in new}
+    ids = {to_of(m): str(m["Message-ID"])[3:].partition("@")[0] for m in new}
     assert ids[A] != ids[B]
     rows = {r["user_id"]: r for r in store.db.query("SELECT * FROM reply_tokens")}
     alice, bob = store.find_user("alice")["id"], store.find_user("bob")["id"]
-    assert store.reply_token(token_hash(ids[A]))["user_id"] == alice
-    assert store.reply_token(token_hash(ids[B]))["user_id"] == bob
+    ctx = mail.pipeline.context(mail.clock.now)
+    assert lookup(ctx, ids[A])["user_id"] == alice and lookup(ctx, ids[B])["user_id"] == bob
     assert set(rows) == {alice, bob}
+    # the secret is what counts: the right number with another secret is no token
+    number, _, secret = ids[A].partition("-")
+    assert lookup(ctx, f"{number}-{'a' * 32}") is None
+    assert lookup(ctx, f"{int(number) + 100}-{secret}") is None
 
 
 # ----------------------------------------------------------------------------
@@ -208,7 +212,7 @@ def test_a_digest_day_with_several_boards(players):
     assert msg["Subject"] == "Trax PBM: your digest, 2 boards to move" and to_of(msg) == B
     text = text_of(msg)
     assert text.index("Board 101:") < text.index("Board 102:")  # 101 waited longer: more urgent
-    assert re.fullmatch(r"<r-[a-z2-7]{32}@pbm\.test>", str(msg["Message-ID"]))
+    assert re.fullmatch(r"<r-\d+-[a-z2-7]{32}@pbm\.test>", str(msg["Message-ID"]))
     assert not [m for m in run_tick(mail.pipeline, mail.clock.now + timedelta(hours=1))
                 if "digest" in str(m["Subject"])]  # one a day
     # a reply to the digest moves on both boards

@@ -44,14 +44,20 @@ class AccountTables(StoreBase):
         return self._all("SELECT * FROM addresses WHERE user_id = ? ORDER BY position", (user_id,))
 
     def confirmed_addresses(self, user_id: int) -> list[str]:
-        rows = self._all(
-            "SELECT address FROM addresses WHERE user_id = ? AND confirmed = 1 ORDER BY position", (user_id,)
-        )
-        return [r["address"] for r in rows]
+        key = ("confirmed", user_id)
+        found = self._memo.get(key)
+        if found is None:
+            rows = self._all(
+                "SELECT address FROM addresses WHERE user_id = ? AND confirmed = 1 ORDER BY position", (user_id,)
+            )
+            found = self._memo[key] = [r["address"] for r in rows]
+        assert isinstance(found, list)
+        return list(found)
 
     def replace_addresses(self, user_id: int, addresses: list[str]) -> None:
         """The user's addresses become ``addresses`` in that order (a repeat,
         in any case, is left out); new ones start confirmed."""
+        self._memo.clear()
         self._run("DELETE FROM addresses WHERE user_id = ?", (user_id,))
         seen: list[str] = []
         for address in addresses:
@@ -64,11 +70,13 @@ class AccountTables(StoreBase):
             )
 
     def set_confirmed(self, user_id: int, address: str) -> int:
+        self._memo.clear()
         return self._run(
             "UPDATE addresses SET confirmed = 1 WHERE user_id = ? AND lower(address) = lower(?)", (user_id, address)
         ).rowcount
 
     def set_unconfirmed(self, user_id: int, addresses: list[str]) -> None:
+        self._memo.clear()
         for address in addresses:
             self._run(
                 "UPDATE addresses SET confirmed = 0 WHERE user_id = ? AND lower(address) = lower(?)",
@@ -107,6 +115,7 @@ class AccountTables(StoreBase):
 
     def delete_user(self, user_id: int, now: datetime) -> None:
         """Close an account; the row stays so that old boards keep their players."""
+        self._memo.clear()
         for table in ("queued", "submitted", "addresses", "watchers"):
             self.db.table(table).delete_where("user_id = ?", [user_id])
         self._update("users", "id", user_id, {"deleted_at": stamp(now), "password_hash": "", "signed_off": 1})

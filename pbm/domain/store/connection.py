@@ -126,6 +126,10 @@ class StoreBase:
         self._writer = FairLock() if str(path) == ":memory:" else _writer_lock(str(path))
         self._columns: dict[str, frozenset[str]] = {}
         self._updates: dict[tuple[str, str, tuple[str, ...]], str] = {}
+        # reads that a command makes several times, kept until a write that
+        # could change them, and never past the end of a savepoint or a
+        # transaction (a rollback would leave them stale)
+        self._memo: dict[tuple[object, ...], object] = {}
         self.migrate()
 
     def close(self) -> None:
@@ -179,9 +183,13 @@ class StoreBase:
         lock (see ``_writers``), so they do not poll for each other."""
         conn = self.db.conn
         if conn.in_transaction:
-            with self.db.atomic():
-                yield
+            try:
+                with self.db.atomic():
+                    yield
+            finally:
+                self._memo.clear()
             return
+        self._memo.clear()
         if not self._writer.acquire(timeout=BUSY_TIMEOUT_SECONDS):
             raise sqlite3.OperationalError("database is locked (by another connection of this process)")
         try:
@@ -200,6 +208,7 @@ class StoreBase:
                         conn.execute("ROLLBACK")
                     raise
         finally:
+            self._memo.clear()
             self._writer.release()
 
     # ------------------------------------------------------------------

@@ -298,7 +298,7 @@ REPLIES = """
         -- from one of the player's addresses is a command without a password
         CREATE TABLE reply_tokens (
             id INTEGER PRIMARY KEY,
-            token_hash TEXT NOT NULL UNIQUE,                -- sha256 of the token; the token is never stored
+            token_hash TEXT NOT NULL,                       -- sha256 of its secret part; the secret is never stored
             user_id INTEGER NOT NULL REFERENCES users(id),
             board INTEGER REFERENCES boards(number),        -- NULL: a digest (its boards below)
             ply INTEGER,                                    -- the board's move count when the mail was made
@@ -338,6 +338,15 @@ REPLIES = """
         CREATE INDEX mail_holds_user ON mail_holds(user_id);
 """
 
+# Look-ups that every mail makes, by index (issue 20): addresses by their
+# lower-case form (who wrote, whose hold ends), a board's observers, the
+# holds still open.
+SPEED = """
+        CREATE INDEX addresses_lower ON addresses(lower(address));
+        CREATE INDEX watchers_board ON watchers(game, board);
+        CREATE INDEX mail_holds_open ON mail_holds(user_id) WHERE ends_at IS NULL;
+"""
+
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
@@ -349,4 +358,5 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (7, "players' settings", SETTINGS),
     (8, "variant rules and lucky draws", VARIANT_RULES),
     (9, "reply tokens, digests and bounces", REPLIES),
+    (10, "indexes for the look-ups of every mail", SPEED),
 ]

@@ -17,11 +17,15 @@ class ReplyTables(StoreBase):
 
     def add_reply_token(self, token_hash: str, user_id: int, board: int | None, ply: int | None,
                         now: datetime) -> int:
-        return self._insert("reply_tokens", {"token_hash": token_hash, "user_id": user_id, "board": board,
-                                             "ply": ply, "created_at": stamp(now)})
+        rowid = self._run(
+            "INSERT INTO reply_tokens (token_hash, user_id, board, ply, created_at) VALUES (?, ?, ?, ?, ?)",
+            (token_hash, user_id, board, ply, stamp(now)),
+        ).lastrowid
+        assert rowid is not None
+        return rowid
 
-    def reply_token(self, token_hash: str) -> Row | None:
-        return self._one("SELECT * FROM reply_tokens WHERE token_hash = ?", (token_hash,))
+    def reply_token(self, token_id: int) -> Row | None:
+        return self._one("SELECT * FROM reply_tokens WHERE id = ?", (token_id,))
 
     def use_reply_token(self, token_id: int, move: str, now: datetime) -> None:
         self._run("UPDATE reply_tokens SET used_at = ?, used_for = ? WHERE id = ?", (stamp(now), move, token_id))
@@ -71,6 +75,15 @@ class ReplyTables(StoreBase):
             "FROM bounces b LEFT JOIN users u ON u.id = b.user_id GROUP BY b.address ORDER BY last_at DESC"
         )
 
+    def held_users_with_address(self, address: str) -> list[int]:
+        """The users with ``address`` (any case) whose mail hold is open."""
+        if self._one("SELECT 1 AS held FROM mail_holds WHERE ends_at IS NULL LIMIT 1") is None:
+            return []  # the usual case, answered from the (empty) index of open holds
+        rows = self._all(
+            "SELECT DISTINCT h.user_id AS user_id FROM mail_holds h JOIN addresses a ON a.user_id = h.user_id "
+            "WHERE h.ends_at IS NULL AND lower(a.address) = lower(?)", (address,))
+        return [int(r["user_id"]) for r in rows]
+
     def open_hold(self, user_id: int) -> Row | None:
         return self._one("SELECT * FROM mail_holds WHERE user_id = ? AND ends_at IS NULL", (user_id,))
 
@@ -80,6 +93,15 @@ class ReplyTables(StoreBase):
     def end_holds(self, user_id: int, now: datetime) -> int:
         return self._run("UPDATE mail_holds SET ends_at = ? WHERE user_id = ? AND ends_at IS NULL",
                          (stamp(now), user_id)).rowcount
+
+    def leave_of(self, user_id: int) -> list[Row]:
+        """A player's vacations and mail holds (an open hold's end is NULL),
+        in one read: the clocks ask for both on every board mail."""
+        return self._all(
+            "SELECT starts_at, ends_at FROM vacations WHERE user_id = ? "
+            "UNION ALL SELECT starts_at, ends_at FROM mail_holds WHERE user_id = ? ORDER BY starts_at",
+            (user_id, user_id),
+        )
 
     def holds_of(self, user_id: int) -> list[Row]:
         return self._all("SELECT * FROM mail_holds WHERE user_id = ? ORDER BY starts_at", (user_id,))
