@@ -298,7 +298,7 @@ REPLIES = """
         -- from one of the player's addresses is a command without a password
         CREATE TABLE reply_tokens (
             id INTEGER PRIMARY KEY,
-            token_hash TEXT NOT NULL,                       -- sha256 of its secret part; the secret is never stored
+            token_hash TEXT NOT NULL UNIQUE,                -- sha256 of the token; the token is never stored
             user_id INTEGER NOT NULL REFERENCES users(id),
             board INTEGER REFERENCES boards(number),        -- NULL: a digest (its boards below)
             ply INTEGER,                                    -- the board's move count when the mail was made
@@ -340,7 +340,9 @@ REPLIES = """
 
 # Look-ups that every mail makes, by index (issue 20): addresses by their
 # lower-case form (who wrote, whose hold ends), a board's observers, the
-# holds still open.
+# holds still open.  (reply_tokens.token_hash is now the hash of the
+# token's secret part, found by the row id the token carries; the column
+# keeps its UNIQUE index, as released.)
 SPEED = """
         CREATE INDEX addresses_lower ON addresses(lower(address));
         CREATE INDEX watchers_board ON watchers(game, board);
