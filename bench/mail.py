@@ -285,8 +285,8 @@ def daemon_figures(dovecot: Dovecot, sink: SmtpSink, folder: Path, warm: list[by
         end = sink.wait_for(base + replies)
         time.sleep(0.3)  # the kernel's accounting catches up with the last reply
         after = cpu_seconds(pid)
-        user, system, switches = ((a - b) / len(mails) for a, b in zip(after, before))
-        cpu = (user + system) * 1000
+        in_user, in_system, switches = ((a - b) / len(mails) for a, b in zip(after, before))
+        cpu = (in_user + in_system) * 1000
         if spy is not None:
             spy.send_signal(2)  # py-spy writes its record when interrupted
             spy.wait(60)
@@ -302,7 +302,7 @@ def daemon_figures(dovecot: Dovecot, sink: SmtpSink, folder: Path, warm: list[by
     finally:
         server.terminate()
         server.wait(60)
-    return rate, (cpu, user * 1000, system * 1000, switches), waits
+    return rate, (cpu, in_user * 1000, in_system * 1000, switches), waits
 
 
 #: --profile FILE [--gil]: run the daemon under py-spy, its samples written to FILE.

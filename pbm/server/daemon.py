@@ -73,13 +73,22 @@ class Daemon:
 
     def _handle_many(self, mails: list[tuple[bytes, str]]) -> list[bool]:
         out: list[bool] = []
-        for raw, source in mails:
-            if out and self.stop.is_set():
-                break
-            out.append(self._handle_one(raw, source))
+        replied = False
+        try:
+            for raw, source in mails:
+                if out and self.stop.is_set():
+                    break
+                handled, replies = self._handle_one(raw, source)
+                out.append(handled)
+                replied = replied or replies > 0
+        finally:
+            if replied:  # once a batch: the outbox then sends the batch's replies together
+                self.outbox.wake()
         return out
 
-    def _handle_one(self, raw: bytes, source: str) -> bool:
+    def _handle_one(self, raw: bytes, source: str) -> tuple[bool, int]:
+        """Whether the mail was handled (see :meth:`handle`), and how many
+        replies it queued."""
         started = time.perf_counter()
         try:
             result = self._handle_waiting(raw)
@@ -88,7 +97,7 @@ class Daemon:
             log.exception("mail from %s crashed the pipeline: %s", source, exc)
             if source == "smtp":
                 self._record_failed(raw, repr(exc))
-            return False
+            return False, 0
         ms = (time.perf_counter() - started) * 1000
         self.handled += 1
         outcome = result.status + (f" ({result.reason})" if result.reason else "")
@@ -96,9 +105,7 @@ class Daemon:
             "%s from=%s via=%s cmd=%r -> %s, %d replies, %.0f ms",
             result.key, result.sender, source, result.summary, outcome, len(result.replies), ms,
         )
-        if result.replies:
-            self.outbox.wake()
-        return True
+        return True, len(result.replies)
 
     async def tick(self) -> int:
         """The clock work once (reminders, forfeits, tournament starts), under

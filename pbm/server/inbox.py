@@ -148,16 +148,25 @@ class Inbox:
         # when the daemon dies is fetched again later and recognised as a
         # duplicate, so batching costs nothing in safety
         moves: dict[str, list[int]] = {self.config.processed_mailbox: [], self.config.failed_mailbox: []}
+        batches = [uids[start:start + FETCH_BATCH] for start in range(0, len(uids), FETCH_BATCH)]
+        # the next batch is fetched while the pipeline works on this one (in
+        # its thread), so that the two overlap; no two IMAP commands are ever
+        # in flight at once: moves wait until that fetch is in
+        ahead: asyncio.Future[list[tuple[int, bytes]]] | None = None
         try:
-            for start in range(0, len(uids), FETCH_BATCH):
-                batch = uids[start:start + FETCH_BATCH]
-                fetched = await self._fetch(batch)
+            for number, batch in enumerate(batches):
+                fetched = await (ahead if ahead is not None else self._fetch(batch))
+                ahead = None
                 cut = self._keep_order(batch, fetched)
                 if cut is not None:
                     fetched = fetched[:cut]
                 if self.stop.is_set():
                     return done
+                if cut is None and number + 1 < len(batches):
+                    ahead = asyncio.ensure_future(self._fetch(batches[number + 1]))
                 results = await self.handle([(raw, f"imap uid {uid}") for uid, raw in fetched]) if fetched else []
+                if ahead is not None:
+                    await asyncio.wait({ahead})  # the connection is free again
                 for (uid, _), handled in zip(fetched, results):
                     target = self.config.processed_mailbox if handled else self.config.failed_mailbox
                     moves[target].append(uid)
@@ -170,6 +179,8 @@ class Inbox:
                 if cut is not None:
                     return max(done, 1)  # search again: the message missing comes first
         finally:
+            if ahead is not None:  # stopping: what it fetched stays in the mailbox for next time
+                await asyncio.gather(ahead, return_exceptions=True)
             for target, batch in moves.items():
                 if batch and self.imap is not None:
                     await self._move(batch, target)

@@ -38,7 +38,13 @@ from pathlib import Path
 from pbm.config import Config, tls_context
 from pbm.domain.store import Row, Store, is_busy
 
+from .relay import send_message
+
 log = logging.getLogger("pbm.outbox")
+
+#: Replies sent between two marks in the database (those to one mail are
+#: never split): the most a crash at the wrong moment can send twice.
+GROUP = 16
 
 
 def _first_code(exc: smtplib.SMTPException) -> int:
@@ -109,20 +115,21 @@ class Outbox:
             log.exception("outbox trouble at stop")
 
     def flush(self) -> tuple[int, bool]:
-        """Send what is due, in order, the replies to one mail at a time;
-        stop at the first relay failure (every unsent reply then waits for
-        the retry time).  Returns (sent, failed).
+        """Send what is due, in order, up to :data:`GROUP` replies at a time
+        (never splitting the replies to one mail); stop at the first relay
+        failure (every unsent reply then waits for the retry time).
+        Returns (sent, failed).
 
-        The replies to one mail are marked sent together, in one transaction
-        once they went out: a crash in between sends again only the replies
-        to that one mail, and the outbox takes the write lock once per mail
-        instead of once per reply."""
+        The replies of a group are marked sent together, in one transaction
+        once they went out: a crash in between sends again at most that
+        group, and the outbox takes the write lock once per group instead
+        of once per reply or per mail."""
         sent = 0
         rows = self.due()
         start = 0
         while start < len(rows):
-            end = start + 1
-            while end < len(rows) and rows[end]["message_key"] == rows[start]["message_key"]:
+            end = min(start + GROUP, len(rows))
+            while end < len(rows) and rows[end]["message_key"] == rows[end - 1]["message_key"]:
                 end += 1
             results = self._send_group(rows[start:end])
             start = end
@@ -133,20 +140,25 @@ class Outbox:
         return sent, False
 
     def _send_group(self, rows: list[Row]) -> list[tuple[Row, str, str]]:
-        """Send the replies to one mail: to different addresses at the same
-        time (up to ``[outbox] connections``), to one address one after the
-        other.  (row, outcome, why) for each reply tried; after a relay
-        failure the rest of that address's replies are not tried."""
-        lanes: dict[str, list] = {}
+        """Send a group of replies over up to ``[outbox] connections`` relay
+        connections at once: the replies to one address on one connection,
+        one after the other, in order; the addresses shared out so that each
+        connection gets one list.  (row, outcome, why) for each reply tried;
+        after a relay failure a connection tries nothing more of its list."""
+        lanes: dict[str, list[Row]] = {}
         for row in rows:
             lanes.setdefault(row["recipient"].lower(), []).append(row)
-        connections = self.config.outbox.connections
-        if len(lanes) == 1 or connections == 1 or not self.uses_relay:
+        connections = min(self.config.outbox.connections, len(lanes))
+        if connections <= 1 or not self.uses_relay:
             return self._send_lane(rows)
+        shares: list[list[Row]] = [[] for _ in range(connections)]
+        for lane in sorted(lanes.values(), key=len, reverse=True):  # the longest lists first, each to the lightest
+            min(shares, key=len).extend(lane)
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=connections, thread_name_prefix="pbm-smtp")
-        futures = [self._pool.submit(self._send_lane, lane) for lane in lanes.values()]
-        return [result for future in futures for result in future.result()]
+            self._pool = ThreadPoolExecutor(max_workers=self.config.outbox.connections, thread_name_prefix="pbm-smtp")
+        futures = [self._pool.submit(self._send_lane, share) for share in shares[1:]]
+        first = self._send_lane(shares[0])  # this thread takes a share too, instead of waiting idle
+        return first + [result for future in futures for result in future.result()]
 
     def _send_lane(self, rows: list[Row]) -> list[tuple[Row, str, str]]:
         out = []
@@ -175,13 +187,13 @@ class Outbox:
         try:
             smtp = self._lease()
             try:
-                smtp.sendmail(self._envelope_sender, [row["recipient"]], row["message"])
+                send_message(smtp, self._envelope_sender, row["recipient"], bytes(row["message"]))
             except smtplib.SMTPServerDisconnected:
                 # the relay closed an idle connection: one fresh try
                 self._discard(smtp)
                 smtp = None
                 smtp = self._connect()
-                smtp.sendmail(self._envelope_sender, [row["recipient"]], row["message"])
+                send_message(smtp, self._envelope_sender, row["recipient"], bytes(row["message"]))
             self._give_back(smtp)
             return "sent", ""
         except (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError) as exc:

@@ -556,6 +556,13 @@ class _SinkHandler:
         envelope.mail_options.extend(mail_options)
         return "250 OK"
 
+    async def handle_EHLO(self, server: SMTP, session: Session, envelope: Envelope, hostname: str,
+                          responses: list[str]) -> list[str]:
+        session.host_name = hostname
+        if self.sink.pipelining:  # aiosmtpd reads commands in order as they come: it can take them pipelined
+            responses.insert(1, "250-PIPELINING")
+        return responses
+
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         tls = server.transport is not None and server.transport.get_extra_info("ssl_object") is not None
         return self.sink._take(envelope, session, tls=tls)
@@ -572,14 +579,14 @@ class Sink:
     context, see :class:`TestCertificates`) it offers STARTTLS, or with
     ``implicit_tls`` speaks TLS from the first byte (as on port 465).  ``reject(reply)`` makes it answer
     DATA with that reply (e.g. "451 4.3.0 Try again later") instead of
-    keeping the message.
+    keeping the message.  With ``pipelining`` it offers PIPELINING (RFC 2920).
     """
 
     host = HOST
 
     def __init__(self, *, port: int | None = None, username: str | None = None,
                  password: str | None = None, tls_context: ssl.SSLContext | None = None,
-                 implicit_tls: bool = False) -> None:
+                 implicit_tls: bool = False, pipelining: bool = False) -> None:
         if implicit_tls and tls_context is None:
             raise ValueError("implicit_tls needs a tls_context")
         self.port = port or free_port()
@@ -587,6 +594,7 @@ class Sink:
         self.password = password
         self.tls_context = tls_context
         self.implicit_tls = implicit_tls
+        self.pipelining = pipelining
         self._received: list[Received] = []
         self._cond = threading.Condition()
         self._reject: str | None = None

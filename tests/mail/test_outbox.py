@@ -1,10 +1,12 @@
-"""The outbox against the real aiosmtpd sink: replies to one mail sent over
+"""The outbox against the real aiosmtpd sink: a group of replies sent over
 several connections at once and marked sent together, order per recipient
-kept through relay failures."""
+kept through relay failures, commands pipelined when the relay offers it."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+
+import pytest
 
 from pbm.app.pipeline import Pipeline
 from pbm.config import load_config
@@ -12,6 +14,7 @@ from pbm.domain.store import Store
 from pbm.server.outbox import Outbox
 
 from .daemon import command_mail, write_config
+from .servers import Sink
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -38,15 +41,15 @@ def _commits(store: Store) -> list[str]:
     return seen
 
 
-def test_replies_to_one_mail_go_out_over_two_connections_and_are_marked_together(tmp_path, sink):
+def test_a_group_of_replies_goes_out_over_two_connections_and_is_marked_together(tmp_path, sink):
     store, outbox = _setup(tmp_path, sink, connections=2)
     commits = _commits(outbox.store)
     try:
         sent, failed = outbox.flush()
         assert (sent, failed) == (8, False)  # 2 welcomes, the new board and 2 moves to both players
-        # one transaction per mail answered (5 mails), not one per reply (8)
-        assert commits.count("BEGIN IMMEDIATE") == 5
-        assert len(outbox._idle) == 2  # the board mails went to both players at once
+        # one transaction for the group (8 replies to 5 mails), not one per reply or per mail
+        assert commits.count("BEGIN IMMEDIATE") == 1
+        assert len(outbox._idle) == 2  # each player's mails went over a connection of their own
     finally:
         outbox.close()
         outbox.store.close()
@@ -83,15 +86,16 @@ def test_a_relay_failure_in_a_group_keeps_what_went_out_and_the_order(tmp_path, 
         assert pipeline.handle(mail, now=NOW).status == "handled"
         sink.reject("451 4.3.0 Try again later", times=1)
         sent, failed = outbox.flush()
-        # one of the two board mails of the first move was refused for now: the
-        # other went out and is marked sent; the second move's mails wait
-        assert (sent, failed) == (1, True)
+        # one player's first board mail was refused for now, and that
+        # player's second waits behind it; the other player's two went out
+        # and are marked sent
+        assert (sent, failed) == (2, True)
         unsent = store.unsent_replies()
-        assert len(unsent) == 3
+        assert len(unsent) == 2 and len({row["recipient"] for row in unsent}) == 1
         assert all(row["next_attempt_at"] > NOW.isoformat() for row in unsent)  # all wait for the retry
         # the retry time comes; everything goes out once
         outbox.clock = lambda: datetime(2026, 3, 1, 13, 0, tzinfo=UTC)
-        assert outbox.flush() == (3, False)
+        assert outbox.flush() == (2, False)
     finally:
         outbox.close()
         outbox.store.close()
@@ -101,3 +105,74 @@ def test_a_relay_failure_in_a_group_keeps_what_went_out_and_the_order(tmp_path, 
         subjects = [str(r.message()["Subject"]) for r in received if player in r.rcpt_tos]
         assert subjects == ["Trax Board 101 bob", "Trax Board 101 alice"], player
     store.close()
+
+
+def test_groups_are_cut_between_mails_and_each_is_marked_once(tmp_path, sink, monkeypatch):
+    monkeypatch.setattr("pbm.server.outbox.GROUP", 3)
+    store, outbox = _setup(tmp_path, sink, connections=2)
+    commits = _commits(outbox.store)
+    try:
+        assert outbox.flush() == (8, False)
+        # 1+1 welcomes, then the new board's 2 mails, then 2, then 2: a group
+        # reaches 3 only by finishing a mail, so groups are [1,1,2] [2,2]
+        assert commits.count("BEGIN IMMEDIATE") == 2
+    finally:
+        outbox.close()
+        outbox.store.close()
+    assert len(sink.wait_for(8)) == 8
+    store.close()
+
+
+@pytest.mark.parametrize("pipelining", [True, False])
+def test_a_relay_that_offers_pipelining_gets_commands_pipelined(tmp_path, pipelining):
+    relay = Sink(pipelining=pipelining)
+    relay.start()
+    try:
+        store, outbox = _setup(tmp_path, relay, connections=1)
+        try:
+            seen: list[bytes] = []
+            smtp = outbox._connect()
+            real_send = smtp.send
+            smtp.send = lambda data: (seen.append(data if isinstance(data, bytes) else data.encode()),
+                                      real_send(data))[1]
+            outbox._give_back(smtp)
+            assert outbox.flush() == (8, False)
+            assert smtp.has_extn("pipelining") is pipelining
+            envelopes = [data for data in seen if data.startswith(b"MAIL FROM")]
+            if pipelining:  # MAIL, RCPT and DATA in one write for each reply
+                assert len(envelopes) == 8
+                assert all(data.count(b"\r\n") == 3 and data.endswith(b"DATA\r\n") for data in envelopes)
+            else:
+                assert all(data.count(b"\r\n") == 1 for data in envelopes)
+        finally:
+            outbox.close()
+            outbox.store.close()
+        received = relay.wait_for(8)
+        board = [r for r in received if "Board 101" in str(r.message()["Subject"])]
+        assert len(board) == 6
+        assert {r.mail_from for r in received} == {outbox._envelope_sender}
+        assert all(r.message().get_content_type() == "text/plain" or r.message().is_multipart() for r in received)
+        store.close()
+    finally:
+        relay.close()
+
+
+def test_a_pipelined_refusal_is_told_apart_from_trouble(tmp_path):
+    relay = Sink(pipelining=True)
+    relay.start()
+    try:
+        store, outbox = _setup(tmp_path, relay, connections=1)
+        try:
+            relay.reject("554 5.7.1 No thanks", times=1)
+            row = store.unsent_replies()[0]
+            assert outbox.send(row)[0] == "refused"  # for good: the connection is fine and goes on
+            relay.reject("451 4.3.0 Try again later", times=1)
+            assert outbox.send(row)[0] == "failed"
+            assert outbox.send(row) == ("sent", "")
+        finally:
+            outbox.close()
+            outbox.store.close()
+        assert len(relay.wait_for(1)) == 1
+        store.close()
+    finally:
+        relay.close()
