@@ -47,6 +47,7 @@ import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -56,6 +57,7 @@ import aioimaplib  # noqa: E402
 from bench.games import quiet_game  # noqa: E402
 from pbm.app.pipeline import Pipeline  # noqa: E402
 from pbm.config import load_config  # noqa: E402
+from pbm.domain import computer  # noqa: E402
 from pbm.domain.accounts import new_password_hash  # noqa: E402
 from pbm.domain.boards import load_game, new_board  # noqa: E402
 from pbm.domain.context import Context  # noqa: E402
@@ -140,7 +142,7 @@ class SmtpSink:
 
 
 def write_config(folder: Path, *, dovecot: Dovecot | None = None, user: str = "", sink: SmtpSink | None = None,
-                 pictures: bool = False) -> Path:
+                 pictures: bool = False, searches: int = 0) -> Path:
     lines = ["[server]", f'address = "{SERVER}"', 'database = "pbm.sqlite3"',
              f"pictures = {'true' if pictures else 'false'}", ""]
     if dovecot is not None:
@@ -150,6 +152,8 @@ def write_config(folder: Path, *, dovecot: Dovecot | None = None, user: str = ""
         lines += ["[smtp]", f'host = "{sink.host}"', f"port = {sink.port}", 'tls = "none"', ""]
     lines += ["[listen]", "enabled = false", "", "[limits]", "replies_per_sender_per_day = 1000000",
               "new_boards_per_player_per_day = 1000000", "", "[games]", "clock_interval_seconds = 3600", ""]
+    if searches:  # that many level-4 searches at once, each long enough to outlast the backlog
+        lines += ["[computer]", f"workers = {searches}", f"max_searches = {searches}", "level4_seconds = 10", ""]
     path = folder / "pbm.toml"
     path.write_text("\n".join(lines))
     return path
@@ -183,6 +187,20 @@ def seed(folder: Path, boards: int, rng: random.Random) -> list[list[str]]:
         ctx.positions.kept.clear()
     store.close()
     return games
+
+
+def seed_computer_games(folder: Path, count: int) -> None:
+    """``count`` boards where the computer (level 4) is to move, made through
+    the domain layer (the trigger queues a job for each)."""
+    config = load_config(write_config(folder, searches=count))
+    store = Store(config.server.database)
+    ctx = Context(store, config, NOW)
+    machine = computer.ensure_account(store, config, NOW)
+    assert machine is not None
+    with store.atomic():
+        for i in range(count):
+            new_board(ctx, "trax", machine, store.find_user(f"p{i}"), level=4)
+    store.close()
 
 
 def commands(games: list[list[str]], count: int, first: int = SEEDED_MOVES) -> list[bytes]:
@@ -250,12 +268,15 @@ def in_process(folder: Path, warm: list[bytes], mails: list[bytes], pictures: bo
 
 
 def daemon_figures(dovecot: Dovecot, sink: SmtpSink, folder: Path, warm: list[bytes], mails: list[bytes],
-                   samples: int, log: Path | None) -> tuple[float, tuple[float, float, float, float], list[float]]:
+                   samples: int, log: Path | None,
+                   searches: int = 0) -> tuple[float, tuple[float, float, float, float], list[float]]:
     """The daemon on the store in ``folder``: commands per second for the
-    backlog, its CPU milliseconds per command, and the latencies (seconds)."""
+    backlog, its CPU milliseconds per command, and the latencies (seconds).
+    With ``searches``, the store has that many boards where the computer is
+    to move at level 4, and the daemon searches them all at once meanwhile."""
     user = f"bench{random.randrange(10**9)}"
     dovecot.add_user(user, "pw")
-    path = write_config(folder, dovecot=dovecot, user=user, sink=sink)
+    path = write_config(folder, dovecot=dovecot, user=user, sink=sink, searches=searches)
     out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - open while the daemon runs
     command = [sys.executable, "-m", "pbm", "serve", "--config", str(path)]
     server = subprocess.Popen(command, cwd=folder, stdout=out, stderr=out)
@@ -310,7 +331,7 @@ PROFILE: list[str] = []
 
 
 def measure(dovecot: Dovecot, sink: SmtpSink, stored: int, count: int, samples: int, pictures: bool,
-            log: Path | None) -> dict[str, float]:
+            log: Path | None, searches: int = 0) -> dict[str, Any]:
     rng = random.Random(stored)
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         folder = Path(tmp)
@@ -333,13 +354,19 @@ def measure(dovecot: Dovecot, sink: SmtpSink, stored: int, count: int, samples: 
                 shutil.copy(pristine, Path(copy_dir) / "pbm.sqlite3")
                 cost[label] = in_process(Path(copy_dir), warm, mails, with_pictures)
         rate, cpu, waits = daemon_figures(dovecot, sink, folder, warm, mails, samples, log)
+        busy_rate = None
+        if searches:
+            with tempfile.TemporaryDirectory(dir="/tmp") as copy_dir:
+                shutil.copy(pristine, Path(copy_dir) / "pbm.sqlite3")
+                seed_computer_games(Path(copy_dir), searches)
+                busy_rate = daemon_figures(dovecot, sink, Path(copy_dir), warm, mails, 0, log, searches)[0]
     waits.sort()
     return {
         "stored": stored, "commands": len(mails), "seeding": seeding, "ceiling": ceiling, "rate": rate,
         "cpu": cpu[0], "user": cpu[1], "system": cpu[2], "switches": cpu[3],
         "pipeline": cost["pictures on" if pictures else "pictures off"],
         "pipeline pictures": cost["pictures on"], "median": statistics.median(waits),
-        "p95": waits[min(len(waits) - 1, round(0.95 * len(waits)) - 1)],
+        "p95": waits[min(len(waits) - 1, round(0.95 * len(waits)) - 1)], "busy rate": busy_rate,
     }
 
 
@@ -352,6 +379,8 @@ def main() -> None:
     parser.add_argument("--server-log", type=Path, help="append the daemon's log to this file")
     parser.add_argument("--profile", type=Path, help="sample the daemon with py-spy into this file (raw format)")
     parser.add_argument("--gil", action="store_true", help="with --profile: only samples that hold the GIL")
+    parser.add_argument("--searches", type=int, default=4,
+                        help="the daemon's rate again while the computer runs this many searches (0: not measured)")
     args = parser.parse_args()
     if args.profile:
         PROFILE[:] = [str(args.profile), *(["--gil"] if args.gil else [])]
@@ -361,7 +390,8 @@ def main() -> None:
     try:
         with Dovecot() as dovecot:
             for stored in args.stored:
-                r = measure(dovecot, sink, stored, args.commands, args.samples, args.pictures, args.server_log)
+                r = measure(dovecot, sink, stored, args.commands, args.samples, args.pictures, args.server_log,
+                            args.searches if stored == args.stored[0] else 0)
                 results.append(r)
                 print(f"\n{stored:,} boards stored (seeded in {r['seeding']:.0f} s), {r['commands']} move commands:")
                 print(f"  ceiling   {r['ceiling']:,.0f} msg/s: fetch and flag, one at a time (aioimaplib)")
@@ -374,6 +404,9 @@ def main() -> None:
                 print(f"  pictures  the pipeline with board pictures: {r['pipeline pictures']:.2f} ms per command")
                 print(f"  latency   median {r['median'] * 1000:.0f} ms, 95th percentile {r['p95'] * 1000:.0f} ms "
                       f"(IDLE, delivery to reply at the sink; goals 600 and 1,000)")
+                if r["busy rate"]:
+                    print(f"  searching {r['busy rate']:,.0f} commands/s while the computer runs {args.searches} "
+                          f"level-4 searches: {r['busy rate'] / r['rate']:.2f} of the idle rate (goal 0.8)")
     finally:
         sink.close()
     if len(results) > 1:

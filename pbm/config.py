@@ -34,6 +34,7 @@ import dataclasses
 import difflib
 import email.errors
 import os
+import re
 import ssl
 import tomllib
 from collections.abc import Callable, Mapping
@@ -56,6 +57,7 @@ __all__ = [
     "Secret",
     "ServerConfig",
     "SmtpConfig",
+    "WebConfig",
     "load_config",
     "nag_precedes_forfeit",
     "section_keys",
@@ -65,6 +67,9 @@ __all__ = [
 MIB = 1024 * 1024
 TLS_MODES = ("none", "starttls", "ssl")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LISTEN_PROTOCOLS = ("smtp", "lmtp")
+#: The longest path of a unix socket (``sun_path`` holds 108 bytes with its NUL).
+SOCKET_PATH_MAX = 107
 IMAP_PORTS = {"none": 143, "starttls": 143, "ssl": 993}
 SMTP_PORTS = {"none": 25, "starttls": 587, "ssl": 465}
 
@@ -150,12 +155,20 @@ class SmtpConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class ListenConfig:
-    """``[listen]``: the server's own SMTP listener for incoming mail."""
+    """``[listen]``: the server's own listener for incoming mail.
+
+    ``protocol``: ``smtp``, or ``lmtp`` for a mail server that hands mail
+    over by LMTP (Postfix's ``lmtp`` transport: a status per recipient).
+    ``socket``: listen on this unix socket instead of ``host`` and ``port``
+    (at most :data:`SOCKET_PATH_MAX` bytes).
+    """
 
     enabled: bool = True
     host: str = "127.0.0.1"
     port: int = 2525
     max_message_bytes: int = 10 * MIB
+    protocol: str = "smtp"
+    socket: Path | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -242,6 +255,49 @@ class LimitsConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class WebConfig:
+    """``[web]``: the read-only web view of boards, players, standings and
+    tournaments (``pbm serve`` runs it beside the mail when ``enabled``;
+    ``pbm web`` runs it alone).  ``base_url``: where the world reaches it
+    (``https://trax.example.org``, without a trailing slash); board and
+    tournament mails link to their pages when it is set.  At most
+    :data:`BASE_URL_MAX_LENGTH` characters, so that the longest link a mail
+    carries fits its 78 columns.
+    """
+
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = 8080
+    base_url: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ComputerConfig:
+    """``[computer]``: the built-in opponent.  ``userid``: its account
+    (made at start when missing).  Its searches run in ``workers`` processes
+    apart from the daemon (at the lowest CPU priority), at most
+    ``max_searches`` at once; ``level3_seconds`` and ``level4_seconds``
+    are the CPU time a move may take at those levels (levels 1 and 2 answer
+    at once).  ``default_level``: the level of a challenge that names none.
+    ``rated``: "apart" rates games against it in a table of their own,
+    "no" leaves them unrated."""
+
+    enabled: bool = True
+    userid: str = "computer"
+    workers: int = 1
+    max_searches: int = 2
+    level3_seconds: float = 1.0
+    level4_seconds: float = 8.0
+    default_level: int = 2
+    rated: str = "apart"
+
+
+#: The longest ``[web] base_url``: a tournament's link (``/tournaments/`` and
+#: a name of 20 characters) on a line of its own, indented 2, within 78.
+BASE_URL_MAX_LENGTH = 43
+
+
+@dataclass(frozen=True, kw_only=True)
 class Config:
     """The whole configuration; ``source`` is the file it came from, if any."""
 
@@ -252,6 +308,8 @@ class Config:
     outbox: OutboxConfig = field(default_factory=OutboxConfig)
     games: GamesConfig = field(default_factory=GamesConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
+    web: WebConfig = field(default_factory=WebConfig)
+    computer: ComputerConfig = field(default_factory=ComputerConfig)
     source: Path | None = None
 
 
@@ -264,6 +322,8 @@ SECTIONS: dict[str, type] = {
     "outbox": OutboxConfig,
     "games": GamesConfig,
     "limits": LimitsConfig,
+    "web": WebConfig,
+    "computer": ComputerConfig,
 }
 
 
@@ -338,6 +398,8 @@ def _build(data: dict[str, Any], *, source: Path | None, base: Path,
         outbox=_outbox(table("outbox")),
         games=_games(table("games")),
         limits=_limits(table("limits")),
+        web=_web(table("web")),
+        computer=_computer(table("computer")),
         source=source.absolute() if source is not None else None,
     )
 
@@ -412,11 +474,17 @@ def tls_context(ca_file: Path | None) -> ssl.SSLContext:
 
 
 def _listen(t: _Table) -> ListenConfig:
+    socket = t.path("socket") if "socket" in t.raw else None
+    if socket is not None and len(os.fsencode(socket)) > SOCKET_PATH_MAX:
+        raise t.error("socket", f"must be a path of at most {SOCKET_PATH_MAX} bytes (a limit of unix "
+                                f"sockets), got {len(os.fsencode(socket))}: {socket}")
     return ListenConfig(
         enabled=t.boolean("enabled"),
         host=t.text("host"),
         port=t.port("port"),
         max_message_bytes=t.integer("max_message_bytes", minimum=1),
+        protocol=t.choice("protocol", LISTEN_PROTOCOLS),
+        socket=socket,
     )
 
 
@@ -475,6 +543,44 @@ def _limits(t: _Table) -> LimitsConfig:
         password_checks_per_mail=t.integer("password_checks_per_mail", minimum=1),
         boards_per_show=t.integer("boards_per_show", minimum=1),
         max_reply_bytes=t.integer("max_reply_bytes", minimum=10_000),
+    )
+
+
+def _web(t: _Table) -> WebConfig:
+    def check(value: Any) -> str:
+        if not isinstance(value, str):
+            raise t._type_error("base_url", "a URL (a string)", value)
+        url = value.rstrip("/")
+        if not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?", url):
+            raise t.error("base_url", f"must be an http:// or https:// URL such as "
+                                      f"https://trax.example.org, got {value!r}")
+        if len(url) > BASE_URL_MAX_LENGTH:
+            raise t.error("base_url", f"must be at most {BASE_URL_MAX_LENGTH} characters (so that the links "
+                                      f"in mail fit 78 columns), got {len(url)}")
+        return url
+    return WebConfig(
+        enabled=t.boolean("enabled"),
+        host=t.text("host"),
+        port=t.port("port"),
+        base_url=t._get("base_url", _FROM_FIELD, check),
+    )
+
+
+def _computer(t: _Table) -> ComputerConfig:
+    def userid(value: Any) -> str:
+        if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]{1,19}", value):
+            raise t.error("userid", f"must be a userid (a letter, then letters, digits, _ . -; 2 to 20), "
+                                    f"got {value!r}")
+        return value
+    return ComputerConfig(
+        enabled=t.boolean("enabled"),
+        userid=t._get("userid", _FROM_FIELD, userid),
+        workers=t.integer("workers", minimum=1, maximum=16),
+        max_searches=t.integer("max_searches", minimum=1, maximum=64),
+        level3_seconds=t.seconds("level3_seconds"),
+        level4_seconds=t.seconds("level4_seconds"),
+        default_level=t.integer("default_level", minimum=1, maximum=4),
+        rated=t.choice("rated", ("apart", "no")),
     )
 
 

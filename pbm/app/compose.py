@@ -36,7 +36,7 @@ from typing import Any
 
 from jinja2 import Environment, FunctionLoader, StrictUndefined
 
-from pbm.config import Config
+from pbm.config import ComputerConfig, Config
 from pbm.grammar import REGISTRY, usage
 from pbm.trax import VARIANTS, Board
 from pbm.trax.picture import board_png
@@ -226,7 +226,7 @@ class Renderer:
     def __init__(self, **globals_: Any) -> None:
         self.env = self._environment(html=False)
         self.env.globals.update(usage=usage, registry=REGISTRY, picture=self._picture, table=table,
-                                variants=VARIANTS, **globals_)
+                                variants=VARIANTS, computer=ComputerConfig(), **globals_)
         self.env.filters["diagram"] = _diagram
         self.env.filters["tile_diagram"] = tile_diagram
         self.env.filters["wrap"] = wrap
@@ -303,6 +303,8 @@ class Composer:
     def __init__(self, config: Config, renderer: Renderer | None = None) -> None:
         self.config = config
         self.renderer = renderer or Renderer()
+        self.renderer.env.globals["web_url"] = config.web.base_url  # board and tournament mails link their pages
+        self.renderer.env.globals["computer"] = config.computer  # help computer tells its levels and budgets
         self._pictures: OrderedDict[tuple[str, str, int | None], Picture] = OrderedDict()
         self._count = 0
 

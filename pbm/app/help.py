@@ -54,6 +54,7 @@ TOPICS: Mapping[str, str] = MappingProxyType(
         "rules": "help/trax.txt",  # the rules of the game type asked about, see resolve_topics
         "notation": "help/notation.txt",
         "reply": "help/reply.txt",
+        "computer": "help/computer.txt",
         "ratings": "help/ratings.txt",
         "tournaments": "help/tournaments.txt",
     }

@@ -21,7 +21,7 @@ from email.utils import format_datetime, make_msgid
 from typing import Any
 
 from pbm.config import Config
-from pbm.domain import bounces, tokens
+from pbm.domain import bounces, computer, tokens
 from pbm.domain.accounts import game_addresses
 from pbm.domain.boards import Game, load_game
 from pbm.domain.context import Context
@@ -43,6 +43,7 @@ from pbm.grammar import (
 
 from .compose import Composer, Renderer
 from .handlers import HANDLERS
+from .handlers.computer import computer_turn
 from .handlers.reply import act
 from .messages import outgoing, wire_bytes
 from .notices import bounce_notices, lock_notice
@@ -56,7 +57,9 @@ from .views import board_view
 @dataclass
 class Result:
     """What became of one mail: ``status`` is ``handled``, ``duplicate`` or
-    ``dropped`` (with ``reason``); ``replies`` are the mails queued."""
+    ``dropped`` (with ``reason``); ``replies`` are the mails queued;
+    ``commands``: (command, outcome) for each command read, the outcome
+    ``done``, ``refused`` (an error reply) or ``unreadable``."""
 
     status: str
     key: str
@@ -64,6 +67,7 @@ class Result:
     reason: str = ""
     summary: str = ""
     replies: list[Message] = field(default_factory=list)
+    commands: list[tuple[str, str]] = field(default_factory=list)
 
 
 class _DryRun(Exception):
@@ -208,14 +212,14 @@ class Pipeline:
                     replies = [self._notice("errors/daily-limit.txt", sender,
                                             cap=limits.replies_per_sender_per_day)]
                 elif reply_tokens:
-                    replies, done = self._run_reply(reply_tokens, sender, body, now)
+                    replies, done = self._run_reply(reply_tokens, sender, body, now, result.commands)
                     summary = "; ".join(done)
                 elif commands is None:  # too big to read: one clear reply, nothing done
                     summary = "too large"
                     replies = [self._notice("errors/too-large.txt", sender, size=len(raw),
                                             limit=limits.max_message_bytes)]
                 else:
-                    replies, done = self._run(commands, sender, now)
+                    replies, done = self._run(commands, sender, now, result.commands)
                     summary = "; ".join(done) or "no command"
                 # mail from a player whose mail bounced: it gets through again
                 bounces.mail_came(self.context(now, sender), sender)
@@ -226,6 +230,30 @@ class Pipeline:
                     self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
                 result.summary, result.replies = summary, messages
         return result
+
+    def computer_turn(self, job_id: int, answer: computer.Answer, *, now: datetime) -> Result:
+        """What the searcher answered for a job of the computer, applied to
+        its board like a player's command (one transaction: the turn, the
+        job marked done, the board mails queued), when the board still wants
+        it; a job whose board moved on is marked done with nothing played."""
+        key = f"computer-job:{job_id}"
+        with transaction(self.store):
+            job = self.store.computer_job(job_id)
+            if job is None or job["done_at"] is not None:
+                return Result("duplicate", key, reason="the job is done already")
+            ctx = self.context(now, self.config.server.address)
+            try:
+                replies, outcome = computer_turn(ctx, job, answer)
+                self.positions.keep_lent()
+            except BaseException:
+                self.positions.drop_lent()
+                raise
+            self.store.finish_computer_job(job_id, outcome, now)
+            messages = self.composer.compose(replies, key, now, self.store.addresses_without_pictures,
+                                             self.issuer(now))
+            for m in messages:
+                self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
+        return Result("handled", key, self.config.computer.userid, summary=outcome, replies=messages)
 
     def issuer(self, now: datetime) -> Callable[[TokenFor], str]:
         """What the composer calls to make (and store) a reply token."""
@@ -252,19 +280,23 @@ class Pipeline:
             self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
         return messages
 
-    def _run_reply(self, found: list[str], sender: str, body: str, now: datetime) -> tuple[list[Reply], list[str]]:
+    def _run_reply(self, found: list[str], sender: str, body: str, now: datetime,
+                   tally: list[tuple[str, str]]) -> tuple[list[Reply], list[str]]:
         """A reply to a board mail or a digest: each of its lines the
-        player's command for a board, in its own savepoint."""
+        player's command for a board, in its own savepoint (each counted
+        in ``tally`` as a ``reply``)."""
         ctx = self.context(now, sender)
         replies: list[Reply] = []
         done: list[str] = []
         try:
             target = tokens.target(ctx, found, sender)
         except PbmError as exc:
+            tally.append(("reply", "refused"))
             return [reply_error(ctx, sender, exc, None)], [f"reply refused: {exc.message}"]
         if target is None:
             unknown = ReplyRefusedError("the mail you answered is not a board mail this server knows (or no "
                                         "longer does); send your move with your password in the Subject instead")
+            tally.append(("reply", "refused"))
             return [reply_error(ctx, sender, unknown, None)], ["reply to an unknown mail"]
         drawn = any(load_game(ctx, n).board.variant.drawn for n in target.boards)
         read = parse_reply(body, digest=target.digest, cells=drawn, max_lines=self.config.limits.max_command_lines)
@@ -272,16 +304,19 @@ class Pipeline:
             if isinstance(line, CommandError):
                 replies.append(reply_error(ctx, sender, ReplyRefusedError(line.reason), line.text, line.usage))
                 done.append(f"reply error: {line.reason}")
+                tally.append(("reply", "unreadable"))
                 continue
             try:
                 with self.store.atomic():
                     replies.extend(act(ctx, sender, target, line, read.comment))
                 self.positions.keep_lent()
                 done.append(f"reply {line.text}")
+                tally.append(("reply", "done"))
             except PbmError as exc:
                 self.positions.drop_lent()
                 replies.append(reply_error(ctx, sender, exc, line.text))
                 done.append(f"reply {line.text}: {exc.message}")
+                tally.append(("reply", "refused"))
             except BaseException:
                 self.positions.drop_lent()
                 raise
@@ -320,8 +355,10 @@ class Pipeline:
 
     # ------------------------------------------------------------------
 
-    def _run(self, commands: MailCommands, sender: str, now: datetime) -> tuple[list[Reply], list[str]]:
-        """The replies to the commands, and each command as the log shows it."""
+    def _run(self, commands: MailCommands, sender: str, now: datetime,
+             tally: list[tuple[str, str]]) -> tuple[list[Reply], list[str]]:
+        """The replies to the commands, and each command as the log shows it
+        (its name and outcome added to ``tally``)."""
         replies: list[Reply] = []
         done: list[str] = []
         items = list(commands)
@@ -333,6 +370,7 @@ class Pipeline:
             if isinstance(item, CommandError):
                 replies.append(_usage_reply(sender, item))
                 done.append(f"error: {item.reason}")
+                tally.append((item.name or "unknown", "unreadable"))
                 continue
             try:
                 handler = HANDLERS.get(item.name)
@@ -348,9 +386,11 @@ class Pipeline:
                     replies.extend(made)
                 self.positions.keep_lent()
                 done.append(item.redacted())
+                tally.append((item.name, "done"))
             except PbmError as exc:
                 self.positions.drop_lent()
                 done.append(quoted(item, exc))
+                tally.append((item.name, "refused"))
                 # what must stand although the command was rolled back: a wrong password is counted
                 if exc.wrong_login:
                     lock = count_failed_login(ctx, sender, exc.failed_login)

@@ -162,12 +162,12 @@ def checked_times(ctx: Context, nag_days: float | None, forfeit_days: float | No
 def new_board(ctx: Context, game_name: str, white: Row, black: Row, *, tournament: str | None = None,
               label: str | None = None, nag_days: float | None = None, forfeit_days: float | None = None,
               total_days: float | None = None, rated: bool = True, ending: str | None = None,
-              points: int | None = None) -> int:
+              points: int | None = None, level: int | None = None) -> int:
     """Create a board; clock limits not given come from the config (the
     tournament ones for a tournament board), its rules (``ending``,
     ``points``) from the game type when not given.  In LuckyTrax the first
     tile is drawn.  Observers of every board of the game type observe it
-    too."""
+    too.  ``level``: the computer's, on a board against it."""
     nag_days, forfeit_days = checked_times(ctx, nag_days, forfeit_days, total_days, tournament=tournament is not None)
     try:
         rules = Board(game_name, ending=ending, points=points)
@@ -179,6 +179,7 @@ def new_board(ctx: Context, game_name: str, white: Row, black: Row, *, tournamen
         nag_days=nag_days, forfeit_days=forfeit_days,
         total_days=total_days, rated=int(rated), created_at=now, updated_at=now, turn_since=now,
         ending=rules.ending, points=rules.points, draws=str(luck.draw_face()) if rules.variant.drawn else "",
+        level=level,
     )
     for w in ctx.store.auto_subscriptions(game_name):
         ctx.store.add_watch(w["user_id"], game_name, number, w["kind"])

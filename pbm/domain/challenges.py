@@ -32,6 +32,8 @@ def check_players(ctx: Context, game: str, white: Row, black: Row) -> None:
     store = ctx.store
     limits = ctx.config.limits
     for user in (white, black):
+        if user["computer"]:  # it takes every game, however many (its searches are capped apart)
+            continue
         pref = store.preference(user["id"], game)
         if user["signed_off"]:
             raise ChallengeRefusedError(f"{user['userid']} has signed off and takes no new games")

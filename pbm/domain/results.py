@@ -9,6 +9,7 @@ rates a rated game, and moves a tournament on.
 
 from __future__ import annotations
 
+from . import computer
 from .boards import Game, other_colour
 from .context import Context
 from .ratings import record_result
@@ -39,7 +40,10 @@ def conclude(ctx: Context, game: Game, winner: str | None, reason: str) -> list[
         ctx.store.update_board(game.number, **ended)
     ctx.store.clear_pending_moves(game.number)
     if game.row["rated"] and reason != "cancelled":
-        game.row.update(record_result(ctx.store, game.row, ctx.now))
+        if computer.computer_in(game) is not None:  # against the computer: rated apart
+            computer.record_result(ctx.store, game.row, ctx.now)
+        else:
+            game.row.update(record_result(ctx.store, game.row, ctx.now))
     if game.row["tournament"]:
         return board_finished(ctx, game)
     return []

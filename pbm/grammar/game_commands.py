@@ -52,6 +52,7 @@ class ChallengeArgs:
     rated: bool = True
     ending: str | None = None  # the size-limited types: draw | lastloses; None: the type's own
     points: int | None = None  # pointtrax: the score that wins; None: the default
+    level: int | None = None  # against the computer: the level it plays at; None: the server's default
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +188,10 @@ def read_ending(word: str) -> str:
     if word.lower() not in ENDINGS:
         raise Problem(f"the ending is {' or '.join(ENDINGS)}")
     return word.lower()
+
+
+def read_level(word: str) -> int:
+    return read_number(word, minimum=1, maximum=4, what="level")
 
 
 def read_points(word: str) -> int:
@@ -356,10 +361,10 @@ GAME_SPECS = (
         "challenge",
         Scope.GAME,
         "USERID1 USERID2 [PASSWORD] [--nagtime=D] [--forfeittime=D] [--totaltime=D] [-unrated] "
-        "[-ending=draw|lastloses] [-points=N]",
+        "[-ending=draw|lastloses] [-points=N] [-level=1..4]",
         "start a new board between two users, with the password of one of them (without it, the "
         "two are invited); the first moves first (white); D is days; -ending for 8x8trax and "
-        "minitrax, -points (the winning score) for pointtrax",
+        "minitrax, -points (the winning score) for pointtrax; -level against the computer",
         parse_challenge,
         secret_positions=(2,),
         shortest=5,
@@ -368,6 +373,7 @@ GAME_SPECS = (
             Option("totaltime", "total_days", read_days, "--totaltime=D"),
             Option("unrated", "unrated"),
             *GAME_OPTIONS,
+            Option("level", "level", read_level, "-level=1..4"),
         ),
     ),
     CommandSpec(

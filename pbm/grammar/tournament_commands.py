@@ -200,6 +200,14 @@ TOURNAMENT_SPECS = (
         "tournament list", Scope.GAME, "", "tournaments open for entry, running and finished", parse_none
     ),
     CommandSpec(
+        "tournament add",
+        Scope.GAME,
+        "NAME USERID PASSWORD PLAYER",
+        "(director) enter the server's computer player in a tournament before it starts",
+        parse_withdraw,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
         "tournament withdraw",
         Scope.GAME,
         "NAME USERID PASSWORD PLAYER",

@@ -1,5 +1,7 @@
-"""The command line: ``pbm serve``, ``process``, ``exec``, ``tick`` and the
-operator's ``failed``, ``user``, ``stats`` and ``bounces``."""
+"""The command line: ``pbm serve``, ``web``, ``process``, ``exec``, ``tick``, the
+operator's ``failed``, ``user``, ``stats`` and ``bounces``, and those for running
+a server for real (:mod:`.ops`: ``deliver``, ``backup``, ``restore``, ``status``,
+``check-config``, ``install-service``)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,10 @@ from pbm.grammar.tokens import fold
 from pbm.trax import VARIANTS
 
 from .daemon import serve
+from .deliver import EX_TEMPFAIL
+from .health import AlreadyRunning
+from .ops import add_commands
+from .web import serve_web
 
 
 def mbox(messages: list[Message], now: datetime) -> bytes:
@@ -198,14 +204,24 @@ def cmd_bounces(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     config = load_config(args.config)
-    if not config.listen.enabled and config.imap is None:
-        print("pbm: nothing to receive mail with: enable [listen] or configure [imap]", file=sys.stderr)
-        return 2
     logging.basicConfig(
         level=config.server.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd's per-command chatter
-    asyncio.run(serve(config))
+    try:
+        asyncio.run(serve(config))
+    except AlreadyRunning as exc:
+        print(f"pbm: not started: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    config = load_config(args.config, secrets=False)  # the web view reads the database only
+    logging.basicConfig(
+        level=config.server.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    asyncio.run(serve_web(config))
     return 0
 
 
@@ -230,6 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("serve", help="run the mail server until SIGTERM or SIGINT")
     p.set_defaults(run=cmd_serve)
+
+    p = add("web", help="serve only the read-only web view ([web] host and port) until SIGTERM or SIGINT")
+    p.set_defaults(run=cmd_web)
 
     p = add("exec", help="handle one command typed by an operator")
     common(p)
@@ -256,11 +275,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("tick", help="do the clock work (reminders, forfeits) once and print its mail (mbox)")
     common(p)
     p.set_defaults(run=cmd_tick)
+    add_commands(add, sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    try:
+        args = build_parser().parse_args(words)
+    except SystemExit as exc:
+        if exc.code and words[:1] == ["deliver"]:
+            return EX_TEMPFAIL  # a wrong pipe command in the mail server: it keeps the mail
+        raise
     try:
         return args.run(args)
     except ConfigError as exc:

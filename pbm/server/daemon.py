@@ -7,6 +7,9 @@ over IMAP goes to the worker thread in one call.  The outbox sends from a
 thread of its own with its own database connection (see :mod:`.outbox`).
 Signal handlers only set the stop event; the serve loop then stops taking
 mail, lets the message in hand finish, flushes what can be sent and returns.
+While it runs, the daemon holds the database's lock file and touches it as a
+heartbeat (:mod:`.health`), counts what it does (:mod:`.metrics`), and tells
+systemd when it is ready and when it stops (:mod:`.systemd`).
 Tests stop it by setting :attr:`Daemon.stop` themselves.
 """
 
@@ -24,11 +27,18 @@ from datetime import UTC, datetime
 from pbm.app.pipeline import Pipeline
 from pbm.app.ticker import run_tick
 from pbm.config import Config
+from pbm.domain import computer
+from pbm.domain.computer import Answer
 from pbm.domain.store import Store, is_busy
 
+from . import metrics
+from .computer import Searcher
+from .health import HEARTBEAT_SECONDS, DatabaseLock
 from .inbox import Inbox
 from .listener import start_listener
 from .outbox import Outbox
+from .systemd import notify
+from .web import WebView
 
 log = logging.getLogger("pbm.daemon")
 
@@ -54,8 +64,12 @@ class Daemon:
         self.lock = asyncio.Lock()
         self.inbox: Inbox | None = None
         self.listener: asyncio.AbstractServer | None = None
+        self.web: WebView | None = None  # the read-only web view ([web] enabled)
+        # held while the daemon runs: one daemon per database, no restore under it; touched as a heartbeat
+        self.database_lock = DatabaseLock(config.server.database)
         self.handled = 0
         self.failed = 0
+        self.searcher = Searcher(config, self.apply_computer, self.stop, clock) if config.computer.enabled else None
 
     async def handle(self, raw: bytes, source: str) -> bool:
         """Run one mail through the pipeline.  True: handled (answered,
@@ -69,7 +83,19 @@ class Daemon:
         daemon is stopping the list ends early: the mails left out were not
         touched."""
         async with self.lock:
-            return await asyncio.to_thread(self._handle_many, mails)
+            out = await asyncio.to_thread(self._handle_many, mails)
+        if self.searcher is not None:  # a move may have given the computer its turn
+            self.searcher.wake()
+        return out
+
+    async def apply_computer(self, job_id: int, answer: Answer) -> None:
+        """The computer's answer for a job, played through the pipeline
+        under the same lock as the mail."""
+        async with self.lock:
+            result = await asyncio.to_thread(self.pipeline.computer_turn, job_id, answer, now=self.clock())
+        log.info("%s: %s, %d replies", result.key, result.summary or result.reason, len(result.replies))
+        if result.replies:
+            self.outbox.wake()
 
     def _handle_many(self, mails: list[tuple[bytes, str]]) -> list[bool]:
         out: list[bool] = []
@@ -94,12 +120,15 @@ class Daemon:
             result = self._handle_waiting(raw)
         except Exception as exc:  # a bug or broken mail: set it aside, reply nothing
             self.failed += 1
+            metrics.mail(source, "failed")
             log.exception("mail from %s crashed the pipeline: %s", source, exc)
-            if source == "smtp":
+            if source in ("smtp", "lmtp"):
                 self._record_failed(raw, repr(exc))
             return False, 0
         ms = (time.perf_counter() - started) * 1000
         self.handled += 1
+        metrics.mail(source, result.status)
+        metrics.commands(result.commands)
         outcome = result.status + (f" ({result.reason})" if result.reason else "")
         log.info(
             "%s from=%s via=%s cmd=%r -> %s, %d replies, %.0f ms",
@@ -144,6 +173,21 @@ class Daemon:
                 time.sleep(0.2)
         return self.pipeline.handle(raw, now=self.clock())
 
+    async def _with_lock(self, work: Callable[[], bool]) -> bool:
+        """``work`` on the pipeline's connection, in a worker thread, under
+        the pipeline's lock (mail may already be coming in)."""
+        async with self.lock:
+            return await asyncio.to_thread(work)
+
+    def _computer_account(self) -> bool:
+        """Make the computer's account when missing (under the pipeline's
+        connection, before any mail); False when its userid is a person's."""
+        account = computer.ensure_account(self.store, self.config, self.clock())
+        if account is None:
+            log.error("the userid %r belongs to a person: the computer player is off "
+                      "(choose another [computer] userid)", self.config.computer.userid)
+        return account is not None
+
     def _record_failed(self, raw: bytes, error: str) -> None:
         """Keep a mail that crashed the pipeline for the operator: its first
         ``[limits] max_message_bytes`` at most, and no more than
@@ -164,21 +208,40 @@ class Daemon:
             self.store.record_failed_mail("smtp", raw[:limit], error, now)
 
     async def start(self) -> None:
-        """Open the intakes (returns once they listen)."""
+        """Take the database's lock (:class:`.health.AlreadyRunning` when
+        another daemon holds it), open the intakes (returns once they listen)."""
+        await asyncio.to_thread(self.database_lock.acquire)
+        try:
+            await self._open_intakes()
+        except BaseException:  # a port in use ...: the lock goes with the failed start
+            self.database_lock.release()
+            raise
+
+    async def _open_intakes(self) -> None:
         if self.config.listen.enabled:
             self.listener = await start_listener(self.config.listen, self.config.server.address, self.handle)
         if self.config.imap is not None:
             self.inbox = Inbox(self.config.imap, self.handle_many, self.stop)
+        if self.config.web.enabled and self.web is None:
+            self.web = WebView(self.config, busy=self.lock.locked)  # mail first: pages paced while it works
+            await self.web.start()
+
+    def install_signal_handlers(self) -> None:
+        """SIGTERM and SIGINT set the stop event (before systemd hears that
+        the daemon is ready, so that a stop right after never kills it)."""
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self.stop.set)
 
     async def run(self, *, install_signals: bool = False) -> None:
         if install_signals:
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                loop.add_signal_handler(sig, self.stop.set)
+            self.install_signal_handlers()
         if self.listener is None and self.inbox is None:
             await self.start()
         self.outbox.start()
-        tasks = [asyncio.ensure_future(self._clock_loop())]
+        tasks = [asyncio.ensure_future(self._clock_loop()), asyncio.ensure_future(self._heartbeat())]
+        if self.searcher is not None and await self._with_lock(self._computer_account):
+            tasks.append(asyncio.ensure_future(self.searcher.run()))
         if self.inbox is not None:
             tasks.append(asyncio.ensure_future(self.inbox.run()))
         log.info("serving; replies go %s", "through the relay" if self.outbox.uses_relay else
@@ -186,19 +249,41 @@ class Daemon:
         try:
             await self.stop.wait()
         finally:
+            notify("STOPPING=1")
             self.stop.set()
             if self.listener is not None:
                 self.listener.close()
             await asyncio.gather(*tasks, return_exceptions=True)
             if self.listener is not None:
                 await self.listener.wait_closed()
+            if self.web is not None:
+                await self.web.stop()
             await asyncio.to_thread(self.outbox.stop)  # a last try for what is queued
             self.outbox.store.close()
             self.store.close()
+            self.database_lock.release()
             log.info("stopped: %d mails handled, %d failed", self.handled, self.failed)
+
+    async def _heartbeat(self) -> None:
+        """Touch the lock file every :data:`.health.HEARTBEAT_SECONDS`
+        while the event loop runs (``pbm status`` reads its age)."""
+        while not self.stop.is_set():
+            try:
+                self.database_lock.beat()
+            except OSError as exc:
+                log.warning("heartbeat not written: %s", exc)
+            try:
+                await asyncio.wait_for(self.stop.wait(), timeout=HEARTBEAT_SECONDS)
+            except TimeoutError:
+                pass
 
 
 async def serve(config: Config) -> None:
     daemon = Daemon(config)
     await daemon.start()
-    await daemon.run(install_signals=True)
+    if not config.listen.enabled and config.imap is None:
+        log.warning("no intake of its own ([listen] off, no [imap]): mail must come by pbm deliver; "
+                    "this daemon sends the replies and does the clock work")
+    daemon.install_signal_handlers()
+    notify("READY=1")  # systemd (Type=notify): the intakes listen
+    await daemon.run()

@@ -26,6 +26,8 @@ import aioimaplib
 
 from pbm.config import ImapConfig, tls_context
 
+from . import metrics
+
 log = logging.getLogger("pbm.inbox")
 _UID = re.compile(rb"UID (\d+)")
 
@@ -68,8 +70,10 @@ class Inbox:
                 await self._session()
                 delay = 1.0
             except (TimeoutError, OSError, ImapTrouble, aioimaplib.Abort, aioimaplib.CommandTimeout) as exc:
+                metrics.IMAP_RECONNECTS.inc()
                 log.warning("IMAP connection trouble (%s: %s); reconnecting in %.0f s", type(exc).__name__, exc, delay)
             except Exception:  # a server answer aioimaplib chokes on, a bug: intake must go on
+                metrics.IMAP_RECONNECTS.inc()
                 log.exception("IMAP intake failed unexpectedly; reconnecting in %.0f s", delay)
             finally:
                 await self._close()

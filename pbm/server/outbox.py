@@ -38,6 +38,7 @@ from pathlib import Path
 from pbm.config import Config, tls_context
 from pbm.domain.store import Row, Store, is_busy
 
+from . import metrics
 from .relay import send_message
 
 log = logging.getLogger("pbm.outbox")
@@ -237,6 +238,8 @@ class Outbox:
                 retry = now + timedelta(seconds=self.delay)
                 self.store.postpone_unsent(failures[0], retry)
                 log.warning("relay failed (%s); retrying in %.1f s", failures[0], self.delay)
+        for row, outcome, _ in results:  # counted once committed
+            metrics.reply_settled(outcome, row.get("created_at"), now)
         if failures:
             self.delay = min(self.delay * 2, self.config.outbox.retry_max_seconds)
         else:

@@ -272,6 +272,13 @@ _NEAR = tuple(dy * STRIDE + dx for dy in range(-2, 3) for dx in range(-2, 3) if 
 _RING3 = tuple(dy * STRIDE + dx for dy in range(-3, 4) for dx in range(-3, 4) if abs(dx) + abs(dy) == 3)
 _DELTAS = (DELTA[N], DELTA[E], DELTA[S], DELTA[W])
 _SIG_N, _SIG_E, _SIG_S, _SIG_W = SIG
+# the area coordinates (see Board.frame) of a cell are its own less the first tile's
+_ORIGIN_Y, _ORIGIN_X = divmod(ORIGIN, STRIDE)
+#: _BALLS[r]: the cell offsets at most r steps away (for r up to 3).
+_BALLS = tuple(
+    tuple(dy * STRIDE + dx for dy in range(-r, r + 1) for dx in range(-r, r + 1) if abs(dx) + abs(dy) <= r)
+    for r in range(4)
+)
 
 # A legality answer for one frontier cell: (the legal tiles in symbol
 # order, the farthest it read in steps, the tiles' bits).
@@ -1740,6 +1747,389 @@ class Board:
         if not self._tiles or self._reset_due:
             return [_move(0, 0, 5)] if SYMBOL[face] == "+" else [_move(0, 0, 9)]
         return [move for move in self.legal_moves() if move.tile == face]
+
+    # ------------------------------------------------------------------
+    # for a search (pbm.ai)
+    #
+    # A search plays and takes back many thousands of turns and wants to
+    # know, cheaply, where things are and which turns win.  These methods
+    # read the position in *area coordinates*: ``(x, y)``, x to the right
+    # and y down, counted from the first tile of the playing area.  Unlike
+    # notation coordinates, which move whenever the formation grows left or
+    # up, they name the same cell for as long as the area lasts (a whole
+    # game but in PointTrax, where a line starts a fresh area).
+
+    def frame(self) -> tuple[int, int]:
+        """The area coordinates of column 0, row 0 (the empty cell left of
+        and above the formation): a move's cell is at ``(x0 + column, y0 +
+        row)``, a tile of :meth:`cells` at ``(x0 + column, y0 + row)``.
+        ``(0, 0)`` before the first tile (which goes to ``(0, 0)``).  While
+        a PointTrax reset is due it is the frame of the area the position
+        still shows; the next move starts a fresh area at ``(0, 0)``."""
+        if not self._tiles:
+            return (0, 0)
+        return (self._minx - 1 - _ORIGIN_X, self._miny - 1 - _ORIGIN_Y)
+
+    def last_tiles(self) -> list[tuple[int, int, int]]:
+        """``(x, y, tile)`` in area coordinates of every tile the last turn
+        placed, the chosen one first (``[]`` before the first move and after
+        a pass).  A search keeps a hash of the position up to date with it."""
+        tiles = self._tiles
+        out = []
+        for cell in self._last_cells():
+            y, x = divmod(cell, STRIDE)
+            out.append((x - _ORIGIN_X, y - _ORIGIN_Y, tiles[cell]))
+        return out
+
+    def track_ends(self) -> list[tuple[int, int, int, int, int]]:
+        """Every open track (one whose two ends leave the formation) as
+        ``(colour, x1, y1, x2, y2)``: ``WHITE`` (0) or ``BLACK`` (1), and the
+        area coordinates of the empty cells its two ends enter.  Closed loops
+        are not listed; ``[]`` when the next move starts an area."""
+        if self._reset_due:
+            return []
+        out = []
+        for edge, cell, colour, other in self._open_ends():
+            if edge < other:
+                y, x = divmod(cell, STRIDE)
+                oy, ox = divmod(self._end_cell(other)[0], STRIDE)
+                out.append((colour, x - _ORIGIN_X, y - _ORIGIN_Y, ox - _ORIGIN_X, oy - _ORIGIN_Y))
+        return out
+
+    def _end_cell(self, edge: int) -> tuple[int, int]:
+        """The empty cell the open end at ``edge`` enters, and the end's colour."""
+        cell = edge >> 1
+        tiles = self._tiles
+        if edge & 1:  # the left edge of cell: the tile is at cell or left of it
+            tile = tiles.get(cell)
+            if tile is not None:
+                return cell - 1, (tile >> W & 1) ^ 1
+            return cell, (tiles[cell - 1] >> E & 1) ^ 1
+        tile = tiles.get(cell)
+        if tile is not None:
+            return cell - STRIDE, (tile >> N & 1) ^ 1
+        return cell, (tiles[cell - STRIDE] >> S & 1) ^ 1
+
+    def _open_ends(self) -> Iterator[tuple[int, int, int, int]]:
+        """``(edge, empty cell it enters, colour, the track's other end)`` for
+        every open end."""
+        end_cell = self._end_cell
+        for edge, other in self._ends.items():
+            cell, colour = end_cell(edge)
+            yield edge, cell, colour, other
+
+    def completions(self, stop: int = 0, new_only: bool = False) -> list[tuple[Move, int]]:
+        """The legal moves that complete a loop or a line, each with the
+        colours it completes (bit 0 white, bit 1 black; both when it closes
+        tracks of both colours).
+
+        Either side may play any legal move, so this answers for both: the
+        side to move wins at once with a move that completes its colour (in
+        the game types where a loop or a line wins), and a move completing
+        only the other colour hands that side the game.  In PointTrax it
+        lists the moves that score.  ``[]`` once the game is over and when
+        the next move starts an area.
+
+        ``stop`` (colour bits) asks for less: the moves that may complete
+        those colours are tried first, and the answer ends with the first
+        move found that completes one of them (a search that finds a win in
+        one needs no more).  Without it the answer is every such move; the
+        order is otherwise that of :meth:`legal_moves`, cell by cell.
+
+        ``new_only`` asks only for the completions the last turn made
+        possible: the moves whose forced tiles would come near the tiles it
+        placed or reach a track it changed (a line that the formation's
+        growth makes possible runs through the tiles that made it grow).
+        That is every completion, and every colour a move completes, that
+        the position before the last turn did not have: all of them when
+        that position had none the last turn left standing, which a search
+        knows (it has checked them).
+
+        It gives what playing every legal move would show, but plays few of
+        them: a loop needs the turn's tiles to reach both ends of one track
+        of its colour; a line needs them to reach, on each side, the
+        outermost edge or an end whose track's other end lies on that
+        side's outermost edge.  The test is made first on the cells within
+        the reach the legality answers already know (a turn's forced tiles
+        lie no farther from its chosen tile), then on the cells each
+        remaining turn's chain takes (worked out on a scratch layer, as
+        legality is), and only the turns that pass both are played, on the
+        board's own dictionaries, and taken back at once."""
+        if self._outcome is not None or not self._tiles or self._reset_due:
+            return []
+        moves = self.legal_moves()
+        if not moves:
+            return []
+        changed: set[int] | None = None
+        recent: list[tuple[int, int]] = []
+        if new_only:
+            placed = self._last_cells()
+            if not placed:
+                return []  # a pass changed nothing
+            if len(placed) < len(self._tiles):  # else the area's first turn: look at everything
+                changed = self._changed_ends(placed)
+                recent = [divmod(cell, STRIDE) for cell in placed]
+        # the rectangle around the last turn's tiles (how near a cell is to
+        # them is measured to it: never farther than the nearest tile)
+        if recent:
+            top_r = min(py for py, _ in recent)
+            bottom_r = max(py for py, _ in recent)
+            left_r = min(px for _, px in recent)
+            right_r = max(px for _, px in recent)
+        else:
+            top_r = bottom_r = left_r = right_r = 0
+        legal = self._legal
+        minx, maxx, miny, maxy = self._minx, self._maxx, self._miny, self._maxy
+        base = (miny - 1) * STRIDE + minx - 1
+        wide = tall = False
+        if self._lines_win:
+            wide = maxx - minx >= 6
+            tall = maxy - miny >= 6
+        # the cell each open end enters and its colour, by edge
+        tiles = self._tiles
+        where: dict[int, tuple[int, int]] = {}
+        for edge in self._ends:
+            cell = edge >> 1
+            tile = tiles.get(cell)
+            if edge & 1:  # the left edge of cell
+                if tile is None:
+                    where[edge] = (cell, (tiles[cell - 1] >> E & 1) ^ 1)
+                else:
+                    where[edge] = (cell - 1, (tile >> W & 1) ^ 1)
+            elif tile is None:
+                where[edge] = (cell, (tiles[cell - STRIDE] >> S & 1) ^ 1)
+            else:
+                where[edge] = (cell - STRIDE, (tile >> N & 1) ^ 1)
+        # the frontier cells of the legal moves with how far their forced
+        # tiles may reach, and the moves at each
+        reach = 1
+        cells: dict[int, list[Move]] = {}
+        for move in moves:
+            cell = base + move.row * STRIDE + move.column
+            at = cells.get(cell)
+            if at is None:
+                cells[cell] = [move]
+                r = legal[cell][1]
+                if r > reach:
+                    reach = r
+            else:
+                at.append(move)
+        span = 2 * (reach - 1)
+        # tracks whose ends are close enough for a turn to join them
+        # (nearest first), and the ends whose track's other end is on an
+        # outermost edge, by cell (the side: 0 left, 1 right, 2 top, 3
+        # bottom); each marked when the last turn changed its track
+        pairs: list[tuple[int, int, int, int, int, int, bool]] = []
+        hot: dict[int, list[tuple[int, int, bool]]] = {}
+        ends_at: dict[int, list[tuple[int, int, bool]]] = {}  # cell -> (colour, other end's cell, changed)
+        left, right, top, bottom = minx - 1, maxx + 1, miny - 1, maxy + 1
+        for edge, other in self._ends.items():
+            a, colour = where[edge]
+            b = where[other][0]
+            ay, ax = divmod(a, STRIDE)
+            by, bx = divmod(b, STRIDE)
+            new = changed is None or edge in changed
+            ends_at.setdefault(a, []).append((colour, b, new))
+            if edge < other:
+                d = abs(ay - by) + abs(ax - bx)
+                if d <= span:
+                    pairs.append((d, colour, ay, ax, by, bx, new))
+            if wide:
+                if bx == left:
+                    hot.setdefault(a, []).append((0, colour, new))
+                elif bx == right:
+                    hot.setdefault(a, []).append((1, colour, new))
+            if tall:
+                if by == top:
+                    hot.setdefault(a, []).append((2, colour, new))
+                elif by == bottom:
+                    hot.setdefault(a, []).append((3, colour, new))
+        pairs.sort()
+        # what the last turn changed (everything when asked for all)
+        pairs_new = pairs if changed is None else [pair for pair in pairs if pair[6]]
+        hot_new = [divmod(h, STRIDE) for h, found in hot.items() if any(new for _, _, new in found)]
+        first: list[int] = []
+        later: list[int] = []
+        for cell in cells:
+            far = legal[cell][1] - 1
+            cy, cx = divmod(cell, STRIDE)
+            # near: the last turn placed a tile within what the turn reads;
+            # elsewhere only the tracks it changed can make a difference
+            near = changed is None or (max(0, top_r - cy, cy - bottom_r)
+                                       + max(0, left_r - cx, cx - right_r)) <= far + 1
+            possible = 0
+            if far:
+                most = 2 * far
+                for d, colour, ay, ax, by, bx, _ in (pairs if near else pairs_new):
+                    if d > most:
+                        break
+                    if abs(cy - ay) + abs(cx - ax) <= far and abs(cy - by) + abs(cx - bx) <= far:
+                        possible |= 1 << colour
+            line = False
+            reached = near
+            if not near:
+                for hy, hx in hot_new:
+                    if abs(cy - hy) + abs(cx - hx) <= far:
+                        reached = True
+                        break
+            if (wide or tall) and reached:
+                # sides[colour]: the sides (bits) the turn's tiles may reach,
+                # by touching them or by an end whose track runs to them
+                touch = ((cx - far <= minx) | (cx + far >= maxx) << 1
+                         | (cy - far <= miny) << 2 | (cy + far >= maxy) << 3)
+                sides = [touch, touch]
+                fresh = near
+                if hot:
+                    if far < len(_BALLS):
+                        for offset in _BALLS[far]:
+                            found = hot.get(cell + offset)
+                            if found is not None:
+                                for side, colour, new in found:
+                                    sides[colour] |= 1 << side
+                                    fresh = fresh or new
+                    else:
+                        for h, found in hot.items():
+                            hy, hx = divmod(h, STRIDE)
+                            if abs(cy - hy) + abs(cx - hx) <= far:
+                                for side, colour, new in found:
+                                    sides[colour] |= 1 << side
+                                    fresh = fresh or new
+                if fresh:
+                    for colour in (0, 1):
+                        n = sides[colour]
+                        if (wide and n & 3 == 3) or (tall and n & 12 == 12):
+                            possible |= 1 << colour
+                            line = True
+            if possible:
+                (first if possible & stop else later).append(cell if line else -cell)
+        # Each turn at those cells: the same tests on the cells its forced
+        # tiles take (worked out on a scratch layer, as legality is), then
+        # the turn itself, looking for a line only where one may be.
+        out: list[tuple[Move, int]] = []
+        dry = self._dry_run
+        chain = self._chain
+        lines = wide or tall
+        for signed in first + later:
+            cell = signed if signed > 0 else -signed
+            for move in cells[cell]:
+                region = [cell]
+                for level in chain(cell, move.tile)[1]:
+                    region.extend(level)
+                taken = set(region)
+                where_r = [divmod(r, STRIDE) for r in region]
+                near = changed is None
+                if not near:
+                    for ry, rx in where_r:
+                        if max(0, top_r - ry, ry - bottom_r) + max(0, left_r - rx, rx - right_r) <= 2:
+                            near = True
+                            break
+                possible = 0
+                for r in region:
+                    found = ends_at.get(r)
+                    if found is not None:
+                        for colour, b, new in found:
+                            if b in taken and (near or new):
+                                possible |= 1 << colour
+                line = False
+                if lines and signed > 0:
+                    ys = [ry for ry, _ in where_r]
+                    xs = [rx for _, rx in where_r]
+                    touch = ((min(xs) <= minx) | (max(xs) >= maxx) << 1
+                             | (min(ys) <= miny) << 2 | (max(ys) >= maxy) << 3)
+                    sides = [touch, touch]
+                    fresh = near
+                    for r in region:
+                        found_hot = hot.get(r)
+                        if found_hot is not None:
+                            for side, colour, new in found_hot:
+                                sides[colour] |= 1 << side
+                                fresh = fresh or new
+                    if fresh:
+                        for colour in (0, 1):
+                            n = sides[colour]
+                            if (wide and n & 3 == 3) or (tall and n & 12 == 12):
+                                possible |= 1 << colour
+                                line = True
+                if not possible:
+                    continue
+                bits = dry(cell, move.tile, line)
+                if bits:
+                    out.append((move, bits))
+                    if bits & stop:
+                        return out
+        return out
+
+    def _changed_ends(self, placed: list[int]) -> set[int]:
+        """The open ends (edges) of the tracks that run through the tiles at
+        ``placed``, found by following each track from them."""
+        tiles = self._tiles
+        out: set[int] = set()
+        walked: set[tuple[int, int]] = set()
+        for start in placed:
+            tile = tiles[start]
+            for colour in (WHITE, BLACK):
+                if (start, colour) in walked:
+                    continue
+                for side in PATHS[tile][colour]:
+                    cell = start
+                    while True:
+                        walked.add((cell, colour))
+                        after = cell + DELTA[side]
+                        next_tile = tiles.get(after)
+                        if next_tile is None:
+                            out.add(2 * cell + EDGE_OFFSET[side])
+                            break
+                        if after == start:
+                            break
+                        one, other = PATHS[next_tile][colour]
+                        side = other if one == OPPOSITE[side] else one
+                        cell = after
+        return out
+
+    def completes(self, x: int, y: int, tile: int) -> int | None:
+        """What the turn placing ``tile`` at area coordinates ``(x, y)`` would
+        complete (colour bits as in :meth:`completions`: 0 for nothing), or
+        None when that is no legal turn here (the cell is taken or out of
+        reach, the tile does not fit, the turn is illegal, the game is over,
+        or the next move starts an area)."""
+        if self._outcome is not None or not self._tiles or self._reset_due:
+            return None
+        cell = (y + _ORIGIN_Y) * STRIDE + x + _ORIGIN_X
+        key = self._keys.get(cell)
+        if key is None or tile not in FIT_TILES[key]:
+            return None
+        limit = self._limit
+        if limit is not None:
+            if not (self._maxx - limit + 1 <= x + _ORIGIN_X <= self._minx + limit - 1
+                    and self._maxy - limit + 1 <= y + _ORIGIN_Y <= self._miny + limit - 1):
+                return None
+            if self.outcome() is not None:
+                return None
+        if tile not in self._entry(cell)[0]:
+            return None
+        return self._dry_run(cell, tile)
+
+    def _dry_run(self, cell: int, tile: int, lines: bool = True) -> int:
+        """Play the legal turn placing ``tile`` at ``cell`` on the board's own
+        dictionaries and take it back at once: the colours (bits) of the
+        loops and lines (unless ``lines`` is false) it completes.  Nothing
+        else (the legality answers, the move list, the history) notices."""
+        old_bbox = (self._minx, self._maxx, self._miny, self._maxy)
+        y, x = divmod(cell, STRIDE)
+        self._minx, self._maxx = min(self._minx, x), max(self._maxx, x)
+        self._miny, self._maxy = min(self._miny, y), max(self._maxy, y)
+        links = self._new_links() if lines else None
+        placed: list[int] = []
+        try:
+            bad, bits = self._run(cell, tile, placed, links)
+            assert bad is None, "only legal turns are tried"
+            if links:
+                for colour in self._lines(links):
+                    bits |= 1 << colour
+            return bits
+        finally:
+            self._unrun(len(placed))
+            self._minx, self._maxx, self._miny, self._maxy = old_bbox
 
     # ------------------------------------------------------------------
     # the counting check

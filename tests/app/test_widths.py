@@ -25,8 +25,10 @@ from pbm.app.compose import TEMPLATES, WIDTH, Renderer, Text, wrap
 from pbm.app.help import TOPICS
 from pbm.app.pipeline import Pipeline
 from pbm.app.ticker import run_tick
+from pbm.domain import computer
 from pbm.domain.store import Store
 from pbm.grammar import REGISTRY
+from pbm.server.computer import search
 from pbm.trax import Board
 
 from .conftest import Clock, Mailbox, is_error, server_config, text_of
@@ -326,6 +328,26 @@ def tournaments(s: Session) -> None:
     s.tick(minutes=1)
 
 
+def computer_games(s: Session) -> None:
+    """A game against the computer at level 1 (its explained moves), a chat to it."""
+    computer.ensure_account(s.store, s.config, s.mail.clock.now)
+    s.send(ALICE, f"minitrax challenge computer {ALICE} {pw(ALICE)} -level=1")
+    number = 0  # the board's, from the computer's first job (it moves first)
+    for _ in range(3):
+        ctx = s.mail.pipeline.context(s.mail.clock.now)
+        for row in s.store.open_computer_jobs(5):
+            job = computer.job_for(ctx, row)
+            if job is not None:
+                s.mail.pipeline.computer_turn(row["id"], search(job, 0.05), now=s.mail.clock.now)
+                number = job.board
+        row = s.store.board(number)
+        board = Board.replay(row["moves"].split(), "minitrax")
+        if board.outcome() is not None:
+            break
+        s.send(ALICE, f"minitrax move {number} {ALICE} {pw(ALICE)} {legal_quiet(board)}")
+    s.send(ALICE, f"minitrax chat {number} {ALICE} {pw(ALICE)}", "Well played.")
+
+
 def helps(s: Session) -> None:
     for topic in [*TOPICS, *REGISTRY]:
         s.send("someone.new@example.org", f"help {topic}")
@@ -340,6 +362,7 @@ def session(tmp_path_factory):
     clocks(s)
     tournaments(s)
     accounts_ending(s)
+    computer_games(s)
     helps(s)
     yield s
     s.store.close()

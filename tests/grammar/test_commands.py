@@ -249,6 +249,11 @@ TOURNAMENT_CASES = [
         TournamentWithdrawArgs(ETC, ALICE, PW, BOB),
     ),
     (
+        "tournament add ETC26 alice s3cret Bob",
+        "tournament add",
+        TournamentWithdrawArgs(ETC, ALICE, PW, BOB),
+    ),
+    (
         "tournament result ETC26 alice s3cret 123 White",
         "tournament result",
         TournamentResultArgs(ETC, ALICE, PW, 123, "white"),
@@ -381,7 +386,7 @@ def test_the_usage_lines_read_as_the_command_language_says():
     assert usage("list") == "list"
     assert usage("challenge") == (
         "trax challenge USERID1 USERID2 [PASSWORD] [--nagtime=D] [--forfeittime=D] [--totaltime=D] [-unrated] "
-        "[-ending=draw|lastloses] [-points=N]"
+        "[-ending=draw|lastloses] [-points=N] [-level=1..4]"
     )
 
 

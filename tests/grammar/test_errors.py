@@ -364,7 +364,7 @@ WORD_CASES = [
         [
             (
                 "trax tournament is followed by one of: create, join, leave, start, show, list, "
-                "withdraw, result, pair, announce; send trax help tournaments"
+                "add, withdraw, result, pair, announce; send trax help tournaments"
             )
         ],
         None,

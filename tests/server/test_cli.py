@@ -117,13 +117,6 @@ def test_a_missing_message_file_is_a_failure(site):
     assert b"nothere.eml" in done.stderr
 
 
-def test_serve_refuses_to_start_with_no_way_to_receive_mail(site):
-    (site / "deaf.toml").write_text("[listen]\nenabled = false\n")
-    done = run("serve", "--config", "deaf.toml", cwd=site)
-    assert done.returncode == 2
-    assert b"nothing to receive mail with" in done.stderr
-
-
 def test_tick_does_the_clock_work_as_of_the_time_given(site):
     def execute(sender: str, command: str, now: str) -> None:
         done = run("exec", "--config", "pbm.toml", "--now", now, "--from", sender, command, cwd=site, stdin=b"")

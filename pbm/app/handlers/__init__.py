@@ -65,6 +65,7 @@ HANDLERS: Mapping[str, Handler] = MappingProxyType({
     "tournament start": tournament.start,
     "tournament show": tournament.show,
     "tournament list": tournament.list_tournaments,
+    "tournament add": tournament.add,
     "tournament withdraw": tournament.withdraw,
     "tournament result": tournament.result,
     "tournament pair": tournament.pair,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from pbm.domain import challenges, luck
+from pbm.domain import challenges, computer, luck
 from pbm.domain.accounts import game_addresses, live_user, login
 from pbm.domain.boards import (
     Game,
@@ -42,6 +42,7 @@ from pbm.trax import Board, TraxError, get_variant
 from ..notices import board_mail, turn_mails, watchers
 from ..request import Reply, Request
 from ..views import board_view
+from .computer import chat_answer
 
 #: A games list has this many lines for each board a show may draw.
 GAMES_PER_SHOW = 10
@@ -56,6 +57,7 @@ def challenge(req: Request) -> list[Reply]:
     if a.password is not None:
         author = challenges.challenger(ctx, (a.white, a.black), a.password)["userid"]
     white, black = live_user(ctx, a.white), live_user(ctx, a.black)
+    level = computer.check_challenge(ctx, white, black, a.level, a.password is not None)
     challenges.check_players(ctx, game_name, white, black)
     checked_times(ctx, a.nag_days, a.forfeit_days, a.total_days)
     if a.password is None:
@@ -65,8 +67,9 @@ def challenge(req: Request) -> list[Reply]:
             "title": get_variant(game_name).title, "game": game_name, "white": white["userid"],
             "black": black["userid"], "sender": req.sender, "options": _options(req),
         })]
+    rated = a.rated and (level is None or ctx.config.computer.rated == "apart")
     number = new_board(ctx, game_name, white, black, nag_days=a.nag_days, forfeit_days=a.forfeit_days,
-                       total_days=a.total_days, rated=a.rated, ending=a.ending, points=a.points)
+                       total_days=a.total_days, rated=rated, ending=a.ending, points=a.points, level=level)
     mail = board_mail(ctx, load_game(ctx, number), template="replies/new-board.txt", comment=req.comment,
                       author=author)
     # whoever sent the challenge hears that it worked, player or not
@@ -163,7 +166,8 @@ def chat(req: Request) -> list[Reply]:
     a = req.args
     game, user = member_game(req.ctx, a.board, a.userid, a.password, req.game)
     return [Reply("replies/chat.txt", watchers(req.ctx, game, results_only=False),
-                  {"view": board_view(req.ctx, game), "from": user["userid"], "comment": req.comment})]
+                  {"view": board_view(req.ctx, game), "from": user["userid"], "comment": req.comment}),
+            *chat_answer(req.ctx, req.sender, game.number)]
 
 
 def show(req: Request) -> list[Reply]:

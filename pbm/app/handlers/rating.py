@@ -21,6 +21,8 @@ def standings(req: Request) -> list[Reply]:
     horizon = req.now - req.config.games.inactive_days * DAY
     sections: dict[str, list[dict[str, Any]]] = {"established": [], "provisional": [], "inactive": []}
     for uid, user in users.items():
+        if user["computer"]:  # rated apart: its opponents' results are below
+            continue
         r = rated.get(uid)
         pref = prefs.get(uid, {})
         seeking = pref.get("seeking") or 0
@@ -45,8 +47,10 @@ def standings(req: Request) -> list[Reply]:
             sections["provisional"].append(entry)
     for entries in sections.values():
         entries.sort(key=lambda e: (-e["exact"], e["userid"].casefold()))
+    versus = [{"userid": r["userid"], "rating": round(r["rating"]), "games": r["games"],
+               "wld": f"{r['wins']}-{r['losses']}-{r['draws']}"} for r in store.computer_ratings_of_game(game)]
     return [req.to_sender("replies/standings.txt", title=get_variant(game).title, game=game,
-                          sections=sections, established_after=ESTABLISHED_AFTER,
+                          sections=sections, established_after=ESTABLISHED_AFTER, versus_computer=versus,
                           inactive_days=req.config.games.inactive_days, now=shown(req.now))]
 
 

@@ -69,6 +69,21 @@ def list_tournaments(req: Request) -> list[Reply]:
                           groups=groups)]
 
 
+def add(req: Request) -> list[Reply]:
+    """The director enters the computer (nobody else: people join with
+    their own password)."""
+    ctx = req.ctx
+    event, director = _director(req)
+    player = live_user(ctx, req.args.player)
+    if not player["computer"]:
+        raise TournamentError(f"only the server's computer player can be entered by the director; "
+                              f"{player['userid']} joins with their own password")
+    event = tournaments.enter(ctx, event, player, joining=True)
+    context = {**event_context(req.store, event), "userid": player["userid"], "joined": True}
+    return [Reply("replies/tournament-entry.txt", account_addresses(req.store, director, req.sender),
+                  {**context, "to_director": True})]
+
+
 def withdraw(req: Request) -> list[Reply]:
     """The director takes a player out; the player's games in play are forfeited."""
     ctx = req.ctx

@@ -4,7 +4,7 @@ Every state change happens inside :meth:`Store.atomic`; the pipeline wraps a
 whole mail (its commands, the record that it was handled, and its rendered
 replies) in one such block, so a crash leaves either all of it or none.
 Method names say what they read or write.  :class:`Store` is made of one
-class per group of tables (accounts, boards, mail, replies, tournaments) over the
+class per group of tables (accounts, boards, the computer, health, mail, replies, tournaments) over the
 connection (:mod:`.connection`); the schema is in :mod:`.migrations`.
 """
 
@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from .accounts import AccountTables
 from .boards import BoardTables
+from .computer import ComputerTables
 from .connection import BUSY_TIMEOUT_SECONDS, FairLock, Row, is_busy
+from .health import HealthTables
 from .mail import MailTables
 from .replies import ReplyTables
 from .tournaments import TournamentTables
 
 
-class Store(AccountTables, BoardTables, MailTables, ReplyTables, TournamentTables):
+class Store(AccountTables, BoardTables, ComputerTables, HealthTables, MailTables, ReplyTables, TournamentTables):
     """One connection to the database, with every table's reads and writes."""
 
 

@@ -61,6 +61,25 @@ class BoardTables(StoreBase):
     def active_boards(self) -> list[Row]:
         return self._all("SELECT * FROM boards WHERE status = 'active' ORDER BY number")
 
+    def recent_boards(self, limit: int) -> list[Row]:
+        """The boards changed last (a move, a result), newest first, with
+        their players' userids (``white_userid``, ``black_userid``)."""
+        return self._all(
+            "SELECT b.*, w.userid AS white_userid, k.userid AS black_userid FROM boards b "
+            "JOIN users w ON w.id = b.white_id JOIN users k ON k.id = b.black_id "
+            "ORDER BY b.updated_at DESC, b.number DESC LIMIT ?",
+            (limit,),
+        )
+
+    def player_boards(self, user_id: int) -> list[Row]:
+        """Every board a user plays, with both players' userids, newest first."""
+        return self._all(
+            "SELECT b.*, w.userid AS white_userid, k.userid AS black_userid FROM boards b "
+            "JOIN users w ON w.id = b.white_id JOIN users k ON k.id = b.black_id "
+            "WHERE b.white_id = ? OR b.black_id = ? ORDER BY b.number DESC",
+            (user_id, user_id),
+        )
+
     def boards_created_since(self, user_id: int, since: datetime) -> int:
         """Boards outside tournaments made since ``since`` that the user plays."""
         return self._count(

@@ -114,14 +114,16 @@ class StoreBase:
     """The connection and the ways SQL is run; the tables' own methods are
     in the classes :class:`pbm.domain.store.Store` is made of."""
 
-    def __init__(self, path: str | Path) -> None:
-        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    def __init__(self, path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
+        """``busy_timeout``: how long a statement waits for another
+        connection's lock before SQLite gives up (``pbm deliver`` sets its own)."""
+        conn = sqlite3.connect(str(path), timeout=busy_timeout, isolation_level=None, check_same_thread=False)
         self.db = Database(conn)
         conn.execute("PRAGMA foreign_keys = ON")
         if str(path) != ":memory:":
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")  # a constant: PRAGMA binds nothing
+        conn.execute(f"PRAGMA busy_timeout = {int(float(busy_timeout) * 1000)}")  # a number: PRAGMA binds nothing
         # an in-memory database is private to its connection: no lock to share
         self._writer = FairLock() if str(path) == ":memory:" else _writer_lock(str(path))
         self._columns: dict[str, frozenset[str]] = {}
@@ -134,6 +136,17 @@ class StoreBase:
 
     def close(self) -> None:
         self.db.close()
+
+    def read_only(self) -> None:
+        """From now on this connection only reads (the web view's): a write
+        through it is an error."""
+        self.db.conn.execute("PRAGMA query_only = ON")
+
+    def data_version(self) -> int:
+        """A number that changes whenever another connection (of this
+        process or another) has committed since this one last asked: a
+        cheap "has anything changed?" for the web view's page cache."""
+        return int(self.db.conn.execute("PRAGMA data_version").fetchone()[0])
 
     # ------------------------------------------------------------------
     # schema

@@ -349,6 +349,76 @@ SPEED = """
         CREATE INDEX mail_holds_open ON mail_holds(user_id) WHERE ends_at IS NULL;
 """
 
+# The computer opponent (issue 21).  Its account is an ordinary user marked
+# ``computer`` (no address, a password nobody knows).  A board against it
+# keeps the level it plays at.  Whenever a board comes to need something of
+# the computer (its turn, or an offer of its opponent to answer), a trigger
+# queues a job for it in the same transaction as the change that caused it,
+# so no path that changes a board can forget to, and a crash or restart
+# loses nothing: the daemon's searcher works through the jobs not done.
+# The ply of a board is the number of blank-separated words in ``moves``.
+COMPUTER = """
+        ALTER TABLE users ADD COLUMN computer INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE boards ADD COLUMN level INTEGER;        -- against the computer: the level it plays at
+        CREATE TABLE computer_jobs (
+            id INTEGER PRIMARY KEY,
+            board INTEGER NOT NULL REFERENCES boards(number),
+            ply INTEGER NOT NULL,                           -- the board's move count when queued
+            pending TEXT NOT NULL DEFAULT '',               -- '': a move to make; draw | undo: an offer to answer
+            queued_at TEXT NOT NULL,
+            started_at TEXT,                                -- the last time a search began
+            attempts INTEGER NOT NULL DEFAULT 0,
+            done_at TEXT,
+            outcome TEXT                                    -- the move played, the answer, or why nothing was
+        );
+        -- one open job per need (a take-back can bring a board back to a move count done before)
+        CREATE UNIQUE INDEX computer_jobs_open ON computer_jobs(board, ply, pending) WHERE done_at IS NULL;
+        CREATE TRIGGER computer_turn_new AFTER INSERT ON boards
+        WHEN NEW.status = 'active' AND NEW.moves = ''
+        BEGIN
+            INSERT OR IGNORE INTO computer_jobs (board, ply, queued_at)
+            SELECT NEW.number, 0, NEW.updated_at FROM users WHERE id = NEW.white_id AND computer = 1;
+        END;
+        CREATE TRIGGER computer_turn AFTER UPDATE OF moves ON boards
+        WHEN NEW.status = 'active' AND NEW.moves IS NOT OLD.moves
+        BEGIN
+            INSERT OR IGNORE INTO computer_jobs (board, ply, queued_at)
+            SELECT NEW.number, ply, NEW.updated_at
+            FROM (SELECT CASE WHEN NEW.moves = '' THEN 0
+                              ELSE length(NEW.moves) - length(replace(NEW.moves, ' ', '')) + 1 END AS ply)
+            JOIN users ON users.id = CASE WHEN ply % 2 = 0 THEN NEW.white_id ELSE NEW.black_id END
+            WHERE users.computer = 1;
+        END;
+        CREATE TRIGGER computer_offer AFTER UPDATE OF pending_kind ON boards
+        WHEN NEW.status = 'active' AND NEW.pending_kind IS NOT NULL AND NEW.pending_kind IS NOT OLD.pending_kind
+        BEGIN
+            INSERT OR IGNORE INTO computer_jobs (board, ply, pending, queued_at)
+            SELECT NEW.number, CASE WHEN NEW.moves = '' THEN 0
+                                    ELSE length(NEW.moves) - length(replace(NEW.moves, ' ', '')) + 1 END,
+                   NEW.pending_kind, NEW.updated_at
+            FROM users
+            WHERE users.computer = 1 AND users.id IN (NEW.white_id, NEW.black_id) AND users.id != NEW.pending_by;
+        END;
+        CREATE TRIGGER computer_game_over AFTER UPDATE OF status ON boards
+        WHEN NEW.status != 'active'
+        BEGIN
+            UPDATE computer_jobs SET done_at = NEW.updated_at, outcome = 'game over'
+            WHERE board = NEW.number AND done_at IS NULL;
+        END;
+        -- results against the computer, rated apart from the ratings between people
+        CREATE TABLE computer_ratings (
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            game TEXT NOT NULL,
+            rating REAL NOT NULL,
+            games INTEGER NOT NULL DEFAULT 0,
+            wins INTEGER NOT NULL DEFAULT 0,
+            draws INTEGER NOT NULL DEFAULT 0,
+            losses INTEGER NOT NULL DEFAULT 0,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (user_id, game)
+        );
+"""
+
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
@@ -361,4 +431,5 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (8, "variant rules and lucky draws", VARIANT_RULES),
     (9, "reply tokens, digests and bounces", REPLIES),
     (10, "indexes for the look-ups of every mail", SPEED),
+    (11, "the computer opponent", COMPUTER),
 ]

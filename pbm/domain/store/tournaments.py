@@ -27,6 +27,18 @@ class TournamentTables(StoreBase):
     def tournaments_of_game(self, game: str) -> list[Row]:
         return self._all("SELECT * FROM tournaments WHERE game = ? ORDER BY created_at, id", (game,))
 
+    def tournaments_of_user(self, user_id: int) -> list[Row]:
+        """The tournaments a user entered (withdrawn or not) or directs, newest first."""
+        return self._all(
+            "SELECT * FROM tournaments WHERE director_id = ? OR id IN "
+            "(SELECT tournament_id FROM entrants WHERE user_id = ?) ORDER BY created_at DESC, id DESC",
+            (user_id, user_id),
+        )
+
+    def current_tournaments(self) -> list[Row]:
+        """Tournaments open for entry or running, every game type, oldest first."""
+        return self._all("SELECT * FROM tournaments WHERE status IN ('open', 'running') ORDER BY created_at, id")
+
     def tournaments_due(self, day: str) -> list[Row]:
         """Open tournaments whose start date has come."""
         return self._all(

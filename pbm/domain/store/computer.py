@@ -1,0 +1,70 @@
+"""The store's tables of the computer opponent: its account, the jobs the
+boards queue for it (filled by triggers, see migration 11), and the ratings
+of games against it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ..times import stamp
+from .connection import Row, StoreBase
+
+
+class ComputerTables(StoreBase):
+    def computer_account(self) -> Row | None:
+        """The computer's account (the first made, should there be more)."""
+        return self._one("SELECT * FROM users WHERE computer = 1 AND deleted_at IS NULL ORDER BY id LIMIT 1")
+
+    def mark_computer(self, user_id: int) -> None:
+        self._run("UPDATE users SET computer = 1 WHERE id = ?", (user_id,))
+
+    # ------------------------------------------------------------------
+    # jobs
+
+    def open_computer_jobs(self, limit: int, *, besides: tuple[int, ...] = ()) -> list[Row]:
+        """Jobs not done yet, oldest first, except those with an id in
+        ``besides`` (in hand already)."""
+        marks = ", ".join("?" for _ in besides)
+        skip = f" AND id NOT IN ({marks})" if besides else ""
+        return self._all(f"SELECT * FROM computer_jobs WHERE done_at IS NULL{skip} ORDER BY id LIMIT ?",
+                         (*besides, limit))
+
+    def computer_job(self, job_id: int) -> Row | None:
+        return self._one("SELECT * FROM computer_jobs WHERE id = ?", (job_id,))
+
+    def start_computer_job(self, job_id: int, now: datetime) -> None:
+        self._run("UPDATE computer_jobs SET started_at = ?, attempts = attempts + 1 WHERE id = ?",
+                  (stamp(now), job_id))
+
+    def finish_computer_job(self, job_id: int, outcome: str, now: datetime) -> None:
+        self._run("UPDATE computer_jobs SET done_at = ?, outcome = ? WHERE id = ? AND done_at IS NULL",
+                  (stamp(now), outcome, job_id))
+
+    def computer_jobs_of(self, board: int) -> list[Row]:
+        return self._all("SELECT * FROM computer_jobs WHERE board = ? ORDER BY id", (board,))
+
+    # ------------------------------------------------------------------
+    # ratings against the computer
+
+    def computer_rating(self, user_id: int, game: str) -> Row | None:
+        return self._one("SELECT * FROM computer_ratings WHERE user_id = ? AND game = ?", (user_id, game))
+
+    def save_computer_rating(self, user_id: int, game: str, rating: float, result: str, now: datetime) -> None:
+        """A finished game against the computer: the new rating, and the
+        result counted (``win``, ``draw`` or ``loss``)."""
+        assert result in ("win", "draw", "loss"), result
+        column = {"win": "wins", "draw": "draws", "loss": "losses"}[result]
+        self._run(
+            "INSERT INTO computer_ratings (user_id, game, rating, games, wins, draws, losses, updated_at) "
+            "VALUES (?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT (user_id, game) DO UPDATE SET rating = excluded.rating, "
+            f"games = games + 1, {column} = {column} + 1, updated_at = excluded.updated_at",
+            (user_id, game, rating, int(result == "win"), int(result == "draw"), int(result == "loss"), stamp(now)),
+        )
+
+    def computer_ratings_of(self, user_id: int) -> list[Row]:
+        return self._all("SELECT * FROM computer_ratings WHERE user_id = ? ORDER BY game", (user_id,))
+
+    def computer_ratings_of_game(self, game: str) -> list[Row]:
+        """Everyone's rating against the computer in a game type, best first."""
+        return self._all("SELECT c.*, u.userid FROM computer_ratings c JOIN users u ON u.id = c.user_id "
+                         "WHERE c.game = ? AND u.deleted_at IS NULL ORDER BY c.rating DESC, u.key", (game,))

@@ -1,0 +1,235 @@
+"""The computer's searches, out of the mail path.
+
+Boards queue jobs for the computer in the database (a trigger does, in the
+transaction of the change that gives it the turn or an offer to answer; see
+:mod:`pbm.domain.computer`).  :class:`Searcher` runs in the daemon's event
+loop: it reads the open jobs (on a connection and a thread of its own, so
+the loop never waits for the database), hands each to a pool of worker
+processes (``[computer] workers``, at the lowest CPU priority, so that
+searching never slows the mail), at most ``[computer] max_searches`` at once,
+and applies each answer through the pipeline under the daemon's lock, like
+a player's command.  A crash or restart loses nothing: a job is done only in
+the transaction that plays its move; the jobs not done are searched again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from pbm.ai import CLEARLY_AHEAD, WON, ThinkRequest, think, wants_draw
+from pbm.ai.evaluate import evaluate
+from pbm.config import Config
+from pbm.domain import computer
+from pbm.domain.computer import Answer, Job
+from pbm.domain.context import Context
+from pbm.domain.passwords import VerifiedPasswords
+from pbm.domain.positions import Positions
+from pbm.domain.store import Store
+
+log = logging.getLogger("pbm.computer")
+
+#: A job whose search or move failed this often is given up (and logged).
+MAX_ATTEMPTS = 3
+#: How often the open jobs are looked at when nothing wakes the searcher.
+POLL_SECONDS = 5.0
+
+
+def budget_of(config: Config, level: int) -> float | None:
+    """The CPU seconds a move may take at ``level`` (None: the level's own,
+    levels 1 and 2 answer at once)."""
+    return {3: config.computer.level3_seconds, 4: config.computer.level4_seconds}.get(level)
+
+
+def request_of(job: Job, budget: float | None) -> ThinkRequest:
+    return ThinkRequest(game_type=job.game, moves=job.moves, level=job.level, budget=budget, face=job.face,
+                        ending=job.ending, points=job.points)
+
+
+def search(job: Job, budget: float | None) -> Answer:
+    """What the computer does for ``job`` (in a worker process)."""
+    fixed = computer.answer_offer_without_search(job)
+    if fixed is not None:
+        return fixed
+    request = request_of(job, budget)
+    if job.pending == "draw":
+        return Answer(accept=accepts_draw(job, request))
+    choice = think(request)
+    reason = choice.reason
+    return Answer(move=choice.move, reason=reason.kind if reason else None,
+                  cells=tuple(reason.cells) if reason else (), seconds=choice.seconds, depth=choice.depth)
+
+
+def accepts_draw(job: Job, request: ThinkRequest) -> bool:
+    """The computer's answer to a draw offer, from its own point of view:
+    ``wants_draw`` when it is to move; when its opponent is, the same rules
+    on the opponent's view turned round (levels 1 and 2: the evaluation
+    does not favour the computer; 3: the search does not; 4: the search
+    sees no win for the computer and it is not clearly ahead)."""
+    if job.computer_to_move:
+        return wants_draw(request)
+    board = request.board()
+    if board.outcome() is not None:
+        return False
+    if job.level <= 2:
+        return evaluate(board) >= 0
+    score = think(replace(request, level=max(job.level, 3))).score
+    if job.level == 3:
+        return score >= 0
+    return score > -WON and score >= -CLEARLY_AHEAD
+
+
+def _lowest_priority() -> None:
+    """Worker processes yield the CPU to the daemon (and to everything else):
+    on Linux they run only when a CPU would otherwise be idle (SCHED_IDLE),
+    elsewhere at the lowest nice level."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        return
+    except (AttributeError, OSError):  # not Linux, or not allowed here
+        pass
+    try:
+        os.nice(19)
+    except OSError:  # not allowed either: search at the same priority
+        pass
+
+
+Apply = Callable[[int, Answer], Awaitable[Any]]
+
+
+class Searcher:
+    def __init__(self, config: Config, apply: Apply, stop: asyncio.Event,
+                 clock: Callable[[], datetime]) -> None:
+        self.config = config
+        self.apply = apply
+        self.stop = stop
+        self.clock = clock
+        self._wake = asyncio.Event()
+        self._db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pbm-computer-db")
+        self._store: Store | None = None
+        self._pool: Any = None  # multiprocessing.pool.Pool, made when the first job comes
+        self.in_hand: dict[int, asyncio.Future[Answer]] = {}
+        self.searched = 0
+
+    def wake(self) -> None:
+        """Jobs may have been queued (cheap; call from the event loop)."""
+        self._wake.set()
+
+    # -- the database, on the searcher's own thread and connection ----------------
+
+    def _context(self) -> Context:
+        if self._store is None:
+            self._store = Store(self.config.server.database)
+        return Context(self._store, self.config, self.clock(), VerifiedPasswords(), Positions(), None)
+
+    def _next_jobs(self, room: int, besides: tuple[int, ...]) -> list[Job]:
+        """Up to ``room`` open jobs not in hand, marked started; a job whose
+        board moved on, or that failed too often, is closed here."""
+        ctx = self._context()
+        store = ctx.store
+        jobs: list[Job] = []
+        with store.atomic():
+            for row in store.open_computer_jobs(room * 2, besides=besides):
+                if len(jobs) >= room:
+                    break
+                job = computer.job_for(ctx, row)
+                if job is None:
+                    store.finish_computer_job(row["id"], "stale", ctx.now)
+                elif row["attempts"] >= MAX_ATTEMPTS:
+                    log.error("computer job %s on board %s failed %d times; given up", row["id"], row["board"],
+                              row["attempts"])
+                    store.finish_computer_job(row["id"], "given up", ctx.now)
+                else:
+                    store.start_computer_job(row["id"], ctx.now)
+                    jobs.append(job)
+        return jobs
+
+    async def _db_call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._db, fn, *args)
+
+    # -- the loop ---------------------------------------------------------------------
+
+    def _submit(self, job: Job) -> asyncio.Future[Answer]:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Answer] = loop.create_future()
+
+        def settle(answer: Answer | None, exc: BaseException | None) -> None:  # on the event loop
+            if future.done():
+                return
+            if exc is not None:
+                future.set_exception(exc)
+            else:
+                future.set_result(answer)  # type: ignore[arg-type]
+
+        def done(answer: Answer) -> None:  # called in the pool's result thread
+            loop.call_soon_threadsafe(settle, answer, None)
+
+        def failed(exc: BaseException) -> None:
+            loop.call_soon_threadsafe(settle, None, exc)
+
+        if self._pool is None:
+            context = multiprocessing.get_context("spawn")  # the daemon has threads: no fork
+            self._pool = context.Pool(self.config.computer.workers, initializer=_lowest_priority)
+        self._pool.apply_async(search, (job, budget_of(self.config, job.level)), callback=done,
+                               error_callback=failed)
+        return future
+
+    async def run(self) -> None:
+        try:
+            while not self.stop.is_set():
+                self._wake.clear()
+                room = self.config.computer.max_searches - len(self.in_hand)
+                if room > 0:
+                    try:
+                        jobs = await self._db_call(self._next_jobs, room, tuple(self.in_hand))
+                    except Exception:
+                        log.exception("reading the computer's jobs failed")
+                        jobs = []
+                    for job in jobs:
+                        log.info("computer: searching board %s move %s (level %s)", job.board, job.ply + 1,
+                                 job.level)
+                        self.in_hand[job.id] = self._submit(job)
+                waiting: set[asyncio.Future[Any]] = set(self.in_hand.values())
+                woken = asyncio.ensure_future(self._wake.wait())
+                stopping = asyncio.ensure_future(self.stop.wait())
+                try:
+                    await asyncio.wait({*waiting, woken, stopping}, timeout=POLL_SECONDS,
+                                       return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for task in (woken, stopping):
+                        task.cancel()
+                for job_id, future in list(self.in_hand.items()):
+                    if future.done():
+                        del self.in_hand[job_id]
+                        await self._finish(job_id, future)
+        finally:
+            self.close()
+
+    async def _finish(self, job_id: int, future: asyncio.Future[Answer]) -> None:
+        try:
+            answer = future.result()
+        except Exception:
+            log.exception("computer search for job %s failed; it is tried again", job_id)
+            return
+        self.searched += 1
+        try:
+            await self.apply(job_id, answer)
+        except Exception:
+            log.exception("computer move for job %s could not be played; it is tried again", job_id)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.terminate()  # a search in progress is dropped: its job stays open
+            self._pool.join()
+            self._pool = None
+        self._db.shutdown(wait=True)
+        if self._store is not None:
+            self._store.close()
+            self._store = None

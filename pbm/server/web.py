@@ -1,0 +1,509 @@
+"""The read-only web view over HTTP, with aiohttp.web.
+
+``pbm serve`` starts it inside the daemon's own event loop when ``[web]
+enabled`` (:meth:`WebView.start`, :meth:`WebView.stop`), so it starts and
+stops with the mail; ``pbm web`` serves it alone (:func:`serve_web`).
+
+Routes (GET and HEAD; anything else is 405, an unknown path 404, a bad
+parameter 400, each in the site's own page)::
+
+    /                          the server, its game types, recent games, tournaments
+    /boards/101[?move=N]       a board (the position after N moves)
+    /boards/101.png[?move=N]   its picture, as the mail has it
+    /boards/101.txt            its game record, as the mail attaches it
+    /boards/101.atom           its news (Atom)
+    /boards/101.ics            the deadlines of its player to move (iCalendar)
+    /boards/ETC26-A3...        a tournament board by name: redirected to its number
+    /players/alice[.atom]      a player; their games started and finished (Atom)
+    /standings/trax            the ratings table of a game type
+    /tournaments/NAME          a tournament: table, crosstable, rounds and pairings
+    /site.css, /favicon.svg    the style sheet and the icon
+    /healthz                   200 or 503 and a short JSON: is the daemon up (:mod:`.health`)
+    /metrics                   the daemon's metrics, in Prometheus' text format (:mod:`.metrics`)
+
+**Caching.** A rendered page is kept with what it shows: a board's pages
+with the board's state (:meth:`pbm.app.pages.Pages.board_state`: its row
+and its players' leave), every other page with the database's version
+(:meth:`pbm.domain.store.Store.data_version`, which changes whenever
+anything is committed), re-rendered at most once every ``stale_seconds``
+while the mail keeps changing the database.  Asking again costs one
+``PRAGMA data_version`` when nothing changed, and a board's state (three
+small reads) when something did.  A page's ETag is a hash of its bytes, so
+``If-None-Match`` gets 304 whenever the page is the same; a gzip copy is
+kept for clients that take it.  Pages are rendered in one worker thread
+with a database connection of its own (read only), so the event loop, which
+also runs the mail's intake, never waits for a rendering; many requests for
+a page not yet rendered wait for one rendering.
+
+**Mail first.** The pages share the machine with the mail (and inside the
+daemon, the interpreter).  While the mail is at work (the daemon's pipeline
+lock is held, or the database changed, within the last quarter of a
+second), the web view answers at most ``busy_rate`` requests a second
+(400), the others waiting their turn, so that a crowd of readers slows the
+pages, not the mail.
+
+**Headers.** Every response carries a Content-Security-Policy that allows
+nothing but the site's own style sheet and images (no script at all, no
+inline style: the board is inline SVG drawn with presentation attributes),
+``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer``,
+``X-Frame-Options: DENY``; pages say ``Cache-Control: no-cache`` (keep,
+but ask again: the ETag makes that cheap).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import hashlib
+import logging
+import math
+import re
+import signal
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import web
+
+from pbm.app.pages import NUMBER_DIGITS, BadRequest, NotFound, PageError, Pages
+from pbm.app.webpages import STATIC, Rendered, Site
+from pbm.config import Config
+from pbm.domain.store import Store
+
+from . import health, metrics
+
+log = logging.getLogger("pbm.web")
+
+#: What a page may load: its own style sheet and images; nothing else.
+CSP = ("default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; "
+       "frame-ancestors 'none'")
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+}
+#: Rendered pages kept, in bytes (their gzip copies counted too).
+CACHE_BYTES = 64 * 1024 * 1024
+#: Mail first: while the mail is at work, at most this many requests a second
+#: are answered (the others wait their turn).
+BUSY_RATE = 400.0
+#: ... and for this many seconds after it was last seen at work (a backlog
+#: is handled in batches, with IMAP calls between them; replies go out after).
+BUSY_LINGER = 0.25
+#: Waiting requests are let through together at the ticks of this clock
+#: (seconds): one wake-up of the event loop, and one turn of the
+#: interpreter's lock taken from the mail, for each group, not each request.
+BUSY_TICK = 0.05
+#: Types worth compressing.
+_COMPRESSIBLE = ("text/", "application/atom+xml", "image/svg+xml")
+_HOST = re.compile(r"[A-Za-z0-9.-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
+_ETAGS = re.compile(r'(?:W/)?("[^"]*")')
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+@dataclass
+class Entry:
+    """A rendered page kept: what it showed (``state``), the database
+    version it was last found current at, when it was made (monotonic), and
+    its bytes (and a gzip copy), ETags and type."""
+
+    state: object
+    version: int
+    made: float
+    body: bytes
+    gzipped: bytes | None
+    etag: str
+    gzip_etag: str
+    content_type: str
+    filename: str | None
+
+    @property
+    def size(self) -> int:
+        return len(self.body) + len(self.gzipped or b"")
+
+    @classmethod
+    def of(cls, rendered: Rendered, state: object, version: int) -> Entry:
+        body = rendered.body
+        digest = hashlib.blake2b(body, digest_size=12).hexdigest()
+        gzipped = None
+        if rendered.content_type.startswith(_COMPRESSIBLE) and len(body) > 1024:
+            gzipped = gzip.compress(body, compresslevel=6, mtime=0)
+        return cls(state, version, time.monotonic(), body, gzipped, f'"{digest}"', f'"{digest}-gz"',
+                   rendered.content_type, rendered.filename)
+
+
+class PageCache:
+    """Rendered pages by what was asked (least recently used out first,
+    past ``limit`` bytes)."""
+
+    def __init__(self, limit: int = CACHE_BYTES) -> None:
+        self.limit = limit
+        self.entries: OrderedDict[tuple[Any, ...], Entry] = OrderedDict()
+        self.size = 0
+        self.hits = 0
+        self.renders = 0
+
+    def get(self, key: tuple[Any, ...]) -> Entry | None:
+        entry = self.entries.get(key)
+        if entry is not None:
+            self.entries.move_to_end(key)
+        return entry
+
+    def put(self, key: tuple[Any, ...], entry: Entry) -> None:
+        old = self.entries.pop(key, None)
+        if old is not None:
+            self.size -= old.size
+        self.entries[key] = entry
+        self.size += entry.size
+        while self.size > self.limit and len(self.entries) > 1:
+            _, dropped = self.entries.popitem(last=False)
+            self.size -= dropped.size
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a request asks for: the ``kind`` of page and its argument,
+    the position (``after``), and whether absolute links are in it
+    (``base``, for feeds and calendars)."""
+
+    kind: str
+    arg: Any = None
+    after: int | None = None
+    base: str | None = None
+
+    @property
+    def of_board(self) -> bool:
+        return self.kind.startswith("board")
+
+
+def _accepts_gzip(header: str) -> bool:
+    for part in header.split(","):
+        name, _, params = part.strip().partition(";")
+        if name.strip().lower() in ("gzip", "*"):
+            q = params.strip().lower().replace(" ", "")
+            return q not in ("q=0", "q=0.0", "q=0.00", "q=0.000")
+    return False
+
+
+def _matches(header: str, etags: tuple[str, ...]) -> bool:
+    """Does ``If-None-Match`` name one of ``etags`` (weak comparison)?"""
+    if header.strip() == "*":
+        return True
+    return any(tag in etags for tag in _ETAGS.findall(header))
+
+
+def _move_number(request: web.Request) -> int | None:
+    values = request.query.getall("move", [])
+    if not values:
+        return None
+    if len(values) > 1:
+        raise BadRequest("give the move number once")
+    value = values[0]
+    if not (value.isascii() and value.isdigit()) or len(value) > NUMBER_DIGITS:
+        raise BadRequest(f"the move is a number of moves (0 for the empty board), not {value!r}")
+    return int(value)
+
+
+class WebView:
+    """The web view: its aiohttp application, the page cache and the
+    rendering thread.  ``stale_seconds``: how long a page that is not a
+    board's may be served after the database changed, before it is
+    rendered again."""
+
+    def __init__(self, config: Config, *, clock: Callable[[], datetime] = utcnow,
+                 stale_seconds: float = 1.0, cache_bytes: int = CACHE_BYTES,
+                 busy: Callable[[], bool] | None = None, busy_rate: float = BUSY_RATE) -> None:
+        self.config = config
+        self.clock = clock
+        self.stale_seconds = stale_seconds
+        self.busy = busy
+        self.busy_rate = busy_rate
+        self._next_slot = 0.0
+        self._busy_until = 0.0
+        self._seen_version: int | None = None
+        # two connections, both read only: one for the event loop's quick
+        # checks, one for the rendering thread
+        self.store = Store(config.server.database)
+        self.store.read_only()
+        self.pages = Pages(self.store, config)
+        render_store = Store(config.server.database)
+        render_store.read_only()
+        self.site = Site(render_store, config)
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pbm-web")
+        self.cache = PageCache(cache_bytes)
+        self.inflight: dict[tuple[Any, ...], asyncio.Future[Entry]] = {}
+        self.errors: OrderedDict[tuple[int, str], bytes] = OrderedDict()
+        self.runner: web.AppRunner | None = None
+        self.app = self._application()
+
+    # -- the application ---------------------------------------------------
+
+    def _application(self) -> web.Application:
+        app = web.Application(middlewares=[self._errors])
+        app.on_response_prepare.append(self._secure)
+        get = app.router.add_get
+        get("/", self._home)
+        get("/boards/{ref}", self._board)
+        get("/players/{name}", self._player)
+        get("/standings/{game}", self._standings)
+        get("/tournaments/{name}", self._tournament)
+        get("/healthz", self._healthz)
+        get("/metrics", self._metrics)
+        for name in STATIC:
+            get(f"/{name}", self._static(name))
+        return app
+
+    @staticmethod
+    async def _secure(request: web.Request, response: web.StreamResponse) -> None:
+        response.headers.update(SECURITY_HEADERS)
+
+    async def _pace(self) -> None:
+        """Mail first: while the mail is being handled (``busy``, or the
+        database changed lately: mail handled, replies sent, the clock
+        work), requests are answered one every ``1 / busy_rate`` seconds,
+        so that the pages take little of the CPU and of the interpreter's
+        lock the mail needs."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        version = self.pages.version()
+        if version != self._seen_version or (self.busy is not None and self.busy()):
+            if self._seen_version is not None:
+                self._busy_until = now + BUSY_LINGER
+            self._seen_version = version
+        if now >= self._busy_until:
+            return
+        slot = max(self._next_slot, now)
+        self._next_slot = slot + 1.0 / self.busy_rate
+        if slot > now:
+            await asyncio.sleep(math.ceil(slot / BUSY_TICK) * BUSY_TICK - now)
+
+    @web.middleware
+    async def _errors(self, request: web.Request,
+                      handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+        try:
+            await self._pace()
+            return await handler(request)
+        except PageError as exc:
+            return self._error(exc.status, str(exc))
+        except web.HTTPException as exc:  # the router's 404 and 405
+            if exc.status < 400:
+                raise
+            message = {404: "there is no such page here",
+                       405: "this site only shows pages (GET and HEAD)"}.get(exc.status, exc.reason)
+            response = self._error(exc.status, message)
+            if "Allow" in exc.headers:
+                response.headers["Allow"] = exc.headers["Allow"]
+            return response
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("the web view failed on %s", request.path_qs[:200])
+            return self._error(500, "something went wrong on our side; the mail is not affected")
+
+    def _error(self, status: int, message: str) -> web.Response:
+        key = (status, message)
+        body = self.errors.get(key)
+        if body is None:
+            body = self.site.error(status, message)
+            self.errors[key] = body
+            if len(self.errors) > 256:
+                self.errors.popitem(last=False)
+        return web.Response(status=status, body=body,
+                            headers={"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"})
+
+    def _static(self, name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        entry = Entry.of(Site.static(name), None, 0)
+
+        async def handler(request: web.Request) -> web.StreamResponse:
+            return self._respond(request, entry, cache="public, max-age=3600")
+        return handler
+
+    # -- routes ------------------------------------------------------------
+
+    async def _home(self, request: web.Request) -> web.StreamResponse:
+        return await self._serve(request, Target("home"))
+
+    async def _board(self, request: web.Request) -> web.StreamResponse:
+        ref = request.match_info["ref"]
+        kind = "board"
+        for suffix in (".png", ".txt", ".atom", ".ics"):
+            if ref.endswith(suffix):
+                ref, kind = ref[: -len(suffix)], "board" + suffix
+                break
+        number = self.pages.board_number(ref)
+        if ref != str(number):  # a tournament board's name (or 0101): one address per board
+            location = f"/boards/{number}{kind[len('board'):]}" + (f"?{request.query_string}"
+                                                                 if request.query_string else "")
+            return web.Response(status=301, headers={"Location": location, "Cache-Control": "no-cache"})
+        after = _move_number(request) if kind in ("board", "board.png") else None
+        base = self._base(request) if kind in ("board.atom", "board.ics") else None
+        return await self._serve(request, Target(kind, number, after, base))
+
+    async def _player(self, request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        if name.endswith(".atom") and self.pages.has_user(name[: -len(".atom")]):
+            return await self._serve(request, Target("player.atom", name[: -len(".atom")].casefold(),
+                                                     base=self._base(request)))
+        if not self.pages.has_user(name):
+            raise NotFound(f"there is no player {name}")
+        return await self._serve(request, Target("player", name.casefold()))
+
+    async def _standings(self, request: web.Request) -> web.StreamResponse:
+        return await self._serve(request, Target("standings", request.match_info["game"].lower()))
+
+    async def _tournament(self, request: web.Request) -> web.StreamResponse:
+        return await self._serve(request, Target("tournament", request.match_info["name"].casefold()))
+
+    async def _healthz(self, request: web.Request) -> web.StreamResponse:
+        report = health.check(self.config, self.store)
+        return web.json_response(report.as_json(), status=200 if report.healthy else 503,
+                                 headers={"Cache-Control": "no-store"})
+
+    async def _metrics(self, request: web.Request) -> web.StreamResponse:
+        body, kind = metrics.exposition(self.store, self.clock())
+        return web.Response(body=body, headers={"Content-Type": kind, "Cache-Control": "no-store"})
+
+    def _base(self, request: web.Request) -> str:
+        """Where absolute links point: ``[web] base_url``, or the address
+        the request came to (a Host header of any other shape is not used)."""
+        if self.config.web.base_url:
+            return self.config.web.base_url
+        host = request.host if _HOST.fullmatch(request.host or "") else f"{self.config.web.host}:{self.config.web.port}"
+        return f"{request.scheme}://{host}"
+
+    # -- pages, kept -------------------------------------------------------
+
+    async def _serve(self, request: web.Request, target: Target) -> web.StreamResponse:
+        key = (target.kind, target.arg, target.after, target.base)
+        version = self.pages.version()
+        entry = self.cache.get(key)
+        if entry is not None and (entry.version == version or (
+                not target.of_board and time.monotonic() - entry.made < self.stale_seconds)):
+            self.cache.hits += 1
+            return self._respond(request, entry)
+        if target.of_board:
+            state: object = self.pages.board_state(target.arg)
+            if state is None:
+                raise NotFound(f"there is no board {target.arg}")
+        else:
+            state = (version, self.clock().date())
+        if entry is not None and entry.state == state:
+            entry.version = version
+            self.cache.hits += 1
+            return self._respond(request, entry)
+        entry = await self._rendered(key, target, state, version)
+        return self._respond(request, entry)
+
+    async def _rendered(self, key: tuple[Any, ...], target: Target, state: object, version: int) -> Entry:
+        """The page rendered in the rendering thread, once for all who ask
+        for it meanwhile."""
+        waiting = self.inflight.get((*key, state))
+        if waiting is not None:
+            return await asyncio.shield(waiting)
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Entry] = loop.create_future()
+        self.inflight[(*key, state)] = future
+        try:
+            rendered = await loop.run_in_executor(self.executor, self._render, target, self.clock())
+            entry = Entry.of(rendered, state, version)
+            self.cache.renders += 1
+            self.cache.put(key, entry)
+            future.set_result(entry)
+            return entry
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: no warning when nobody else waited
+            raise
+        finally:
+            del self.inflight[(*key, state)]
+
+    def _render(self, target: Target, now: datetime) -> Rendered:
+        site, kind, arg = self.site, target.kind, target.arg
+        if kind == "home":
+            return site.home(now)
+        if kind == "board":
+            return site.board(arg, now, after=target.after)
+        if kind == "board.png":
+            return site.board_png(arg, now, after=target.after)
+        if kind == "board.txt":
+            return site.record(arg, now)
+        if kind == "board.atom":
+            assert target.base is not None
+            return site.board_feed(arg, now, base=target.base)
+        if kind == "board.ics":
+            assert target.base is not None
+            return site.board_calendar(arg, now, base=target.base)
+        if kind == "player":
+            return site.player(arg, now)
+        if kind == "player.atom":
+            assert target.base is not None
+            return site.player_feed(arg, now, base=target.base)
+        if kind == "standings":
+            return site.standings(arg, now)
+        if kind == "tournament":
+            return site.tournament(arg, now)
+        raise NotFound("there is no such page here")
+
+    def _respond(self, request: web.Request, entry: Entry, *, cache: str = "no-cache") -> web.StreamResponse:
+        gzipped = entry.gzipped is not None and _accepts_gzip(request.headers.get("Accept-Encoding", ""))
+        headers = {"ETag": entry.gzip_etag if gzipped else entry.etag, "Cache-Control": cache}
+        if entry.gzipped is not None:
+            headers["Vary"] = "Accept-Encoding"
+        condition = request.headers.get("If-None-Match")
+        if condition is not None and _matches(condition, (entry.etag, entry.gzip_etag)):
+            return web.Response(status=304, headers=headers)
+        headers["Content-Type"] = entry.content_type
+        if entry.filename:
+            headers["Content-Disposition"] = f'inline; filename="{entry.filename}"'
+        if gzipped:
+            headers["Content-Encoding"] = "gzip"
+        return web.Response(body=entry.gzipped if gzipped else entry.body, headers=headers)
+
+    # -- running -------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Listen on ``[web] host`` and ``port`` (returns once it listens)."""
+        self.runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        await self.runner.setup()
+        await web.TCPSite(self.runner, self.config.web.host, self.config.web.port).start()
+        log.info("web view on http://%s:%d/", self.config.web.host, self.port)
+
+    @property
+    def port(self) -> int:
+        """The port it listens on (the one the system chose for port 0)."""
+        assert self.runner is not None
+        address = self.runner.addresses[0]
+        return int(address[1])
+
+    async def stop(self) -> None:
+        """Stop listening, finish the requests under way, close the store."""
+        if self.runner is not None:
+            await self.runner.cleanup()
+            self.runner = None
+        await asyncio.get_running_loop().run_in_executor(self.executor, self.site.pages.store.close)
+        self.executor.shutdown(wait=True)
+        self.store.close()
+
+
+async def serve_web(config: Config) -> None:
+    """``pbm web``: the web view alone, until SIGTERM or SIGINT."""
+    view = WebView(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await view.start()
+    try:
+        await stop.wait()
+    finally:
+        await view.stop()
+        log.info("web view stopped")
