@@ -23,9 +23,11 @@ from .store import Row, Store
 
 LEVELS = (1, 2, 3, 4)
 #: What each level is taken to be worth when a player's results against the
-#: computer are rated (apart from the ratings between people): set from the
-#: strength benchmark's Elo differences (bench/strength.py, README).
-LEVEL_RATING = {1: 1000.0, 2: 1400.0, 3: 1700.0, 4: 1850.0}
+#: computer are rated (apart from the ratings between people), from the
+#: strength benchmark (bench/strength.py, README): level 2 won 100 of 100
+#: against level 1 (counted as 400 apart), level 3 +382 over level 2, level
+#: 4 +363 over level 3; level 2 near a newcomer's 1400.
+LEVEL_RATING = {1: 1000.0, 2: 1400.0, 3: 1780.0, 4: 2140.0}
 
 
 def ensure_account(store: Store, config: Config, now: datetime) -> Row | None:
