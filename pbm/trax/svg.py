@@ -26,6 +26,25 @@ without ``'unsafe-inline'``.  Text (the title) is escaped here.
 from __future__ import annotations
 
 from .board import Board
+from .look import (
+    BRIDGE,
+    CELL,
+    CHOSEN_WIDTH,
+    COLOURS,
+    CORNER,
+    DASH,
+    DASH_GAP,
+    FACE,
+    FONT_SIZE,
+    FORCED_WIDTH,
+    GAP,
+    GLOW,
+    MARGIN,
+    RING,
+    RING_WIDTH,
+    STRIP,
+    TRACK,
+)
 from .notation import column_letters
 from .tiles import PATHS, E, N, S, W
 
@@ -50,39 +69,6 @@ __all__ = [
     "board_svg",
     "svg_size",
 ]
-
-# The geometry and colours of pbm.trax.picture (which imports Pillow, so
-# they are written out again here; the tests hold the two equal).
-CELL = 36
-GAP = 1
-FACE = CELL - 2 * GAP
-CORNER = 3
-TRACK = 8
-BRIDGE = 2
-GLOW = 3
-MARGIN = 30
-FONT_SIZE = 14
-CHOSEN_WIDTH = 3
-FORCED_WIDTH = 2
-DASH, DASH_GAP = 6, 4
-STRIP = CELL + MARGIN // 2
-RING, RING_WIDTH = 8, 3
-
-Rgb = tuple[int, int, int]
-
-COLOURS: dict[str, Rgb] = {
-    "background": (244, 241, 233),
-    "tile": (30, 30, 32),
-    "white": (250, 250, 246),
-    "red": (204, 36, 41),
-    "win": (255, 201, 20),
-    "label": (66, 62, 56),
-    "grid": (214, 208, 196),
-    "chosen": (0, 104, 214),
-    "forced": (236, 104, 0),
-    "placement": (22, 163, 74),
-}
-
 
 def _hex(name: str) -> str:
     r, g, b = COLOURS[name]
