@@ -223,11 +223,8 @@ class Pipeline:
                     summary = "; ".join(done) or "no command"
                 # mail from a player whose mail bounced: it gets through again
                 bounces.mail_came(self.context(now, sender), sender)
-                messages = self.composer.compose(replies, key, now, self.store.addresses_without_pictures,
-                                                 self.issuer(now))
+                messages = self.queue(replies, now, key)
                 self.store.record_handled(key, sender, summary, "handled", now)
-                for m in messages:
-                    self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
                 result.summary, result.replies = summary, messages
         return result
 
@@ -249,11 +246,22 @@ class Pipeline:
                 self.positions.drop_lent()
                 raise
             self.store.finish_computer_job(job_id, outcome, now)
-            messages = self.composer.compose(replies, key, now, self.store.addresses_without_pictures,
-                                             self.issuer(now))
-            for m in messages:
-                self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
+            messages = self.queue(replies, now, key)
         return Result("handled", key, self.config.computer.userid, summary=outcome, replies=messages)
+
+    def queue(self, replies: list[Reply], now: datetime, key: str | None, *,
+              answering: str | None = None) -> list[Message]:
+        """Compose ``replies`` and put them in the outbox under ``key`` (the
+        mail they answer; None: no mail), in the caller's transaction; the
+        messages.  ``answering``: what the composer is told they answer,
+        when not ``key``."""
+        label = answering or key
+        assert label is not None
+        messages = self.composer.compose(replies, label, now, self.store.addresses_without_pictures,
+                                         self.issuer(now))
+        for m in messages:
+            self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
+        return messages
 
     def issuer(self, now: datetime) -> Callable[[TokenFor], str]:
         """What the composer calls to make (and store) a reply token."""
@@ -274,11 +282,7 @@ class Pipeline:
             hold = bounces.record(ctx, report.message_id, report.recipient, report.action, report.status)
             if hold is not None:
                 replies += bounce_notices(ctx, hold, report.status)
-        messages = self.composer.compose(replies, "report", now, self.store.addresses_without_pictures,
-                                         self.issuer(now))
-        for m in messages:
-            self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
-        return messages
+        return self.queue(replies, now, key, answering="report")
 
     def _run_reply(self, found: list[str], sender: str, body: str, now: datetime,
                    tally: list[tuple[str, str]]) -> tuple[list[Reply], list[str]]:

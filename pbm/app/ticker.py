@@ -17,7 +17,6 @@ from pbm.domain.accounts import game_addresses
 from pbm.domain.context import Context
 from pbm.domain.times import shown, span, stamp
 
-from .messages import wire_bytes
 from .notices import board_mail, digest_mail, late_round_mail, tournament_news
 from .pipeline import Pipeline, transaction
 from .request import Reply
@@ -81,10 +80,7 @@ def run_tick(pipeline: Pipeline, now: datetime, *, dry_run: bool = False) -> lis
     store = pipeline.store
     messages: list[Message] = []
     with transaction(store, dry_run=dry_run):
-        messages = pipeline.composer.compose(tick(pipeline.context(now)), "clock", now,
-                                             pipeline.store.addresses_without_pictures, pipeline.issuer(now))
-        for m in messages:
-            store.queue_reply(None, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
+        messages = pipeline.queue(tick(pipeline.context(now)), now, None, answering="clock")
     if messages:
         log.info("clock work at %s: %d mail(s)", stamp(now), len(messages))
     return messages

@@ -21,7 +21,6 @@ from .ratings import Rating, after_game, white_score
 from .refusals import ChallengeRefusedError
 from .store import Row, Store
 
-LEVELS = (1, 2, 3, 4)
 #: What each level is taken to be worth when a player's results against the
 #: computer are rated (apart from the ratings between people), from the
 #: strength benchmark (bench/strength.py, README): level 2 won 100 of 100

@@ -28,10 +28,6 @@ def _data_block(message: bytes) -> bytes:
     return block + b"." + _CRLF
 
 
-def _quote(address: str) -> str:
-    return smtplib.quoteaddr(address)
-
-
 def send_message(smtp: smtplib.SMTP, sender: str, recipient: str, message: bytes) -> None:
     """Send one message to one recipient over an open connection, pipelined
     when the relay offers it."""
@@ -40,7 +36,7 @@ def send_message(smtp: smtplib.SMTP, sender: str, recipient: str, message: bytes
         smtp.sendmail(sender, [recipient], message)
         return
     options = f" SIZE={len(message)}" if smtp.has_extn("size") else ""  # as sendmail() says it
-    smtp.send(f"MAIL FROM:{_quote(sender)}{options}\r\nRCPT TO:{_quote(recipient)}\r\nDATA\r\n")
+    smtp.send(f"MAIL FROM:{smtplib.quoteaddr(sender)}{options}\r\nRCPT TO:{smtplib.quoteaddr(recipient)}\r\nDATA\r\n")
     mail_code, mail_reply = smtp.getreply()
     rcpt_code, rcpt_reply = smtp.getreply()
     data_code, data_reply = smtp.getreply()
