@@ -1,6 +1,6 @@
 # pbm, the Trax play-by-e-mail server, in a container (README: "Operating a server"):
 #   docker build -t pbm .
-#   docker run -d --name pbm -p 127.0.0.1:2525:2525 -p 127.0.0.1:8080:8080 -v pbm-data:/var/lib/pbm pbm
+#   docker run -d --name pbm -p 127.0.0.1:2525:2525 -p 127.0.0.1:8080:8080 -p 127.0.0.1:9180:9180 -v pbm-data:/var/lib/pbm pbm
 
 # The wheel, built from this folder (pbm/templates is a link to templates/: the wheel holds them)
 FROM python:3.11-slim AS build
@@ -24,9 +24,11 @@ COPY contrib/pbm-docker.toml /etc/pbm/pbm.toml
 USER pbm
 WORKDIR /var/lib/pbm
 VOLUME ["/var/lib/pbm"]
-# the SMTP (or LMTP) listener, the web view
-EXPOSE 2525 8080
-# healthy: the daemon holds the database and its heartbeat is fresh
+# the SMTP (or LMTP) listener, the web view, the metrics listener (/metrics, /healthz: publish it to
+# the host's 127.0.0.1 or a Prometheus's network only)
+EXPOSE 2525 8080 9180
+# healthy: the daemon holds the database and its heartbeat is fresh (pbm status reads the lock file and
+# the database: no HTTP, so it works whatever [metrics] says)
 HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 \
   CMD ["pbm", "status", "--quiet", "--config", "/etc/pbm/pbm.toml"]
 # SIGTERM (docker stop): the mail in hand is finished, what can be sent is sent

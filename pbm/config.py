@@ -53,6 +53,7 @@ __all__ = [
     "ImapConfig",
     "LimitsConfig",
     "ListenConfig",
+    "MetricsConfig",
     "OutboxConfig",
     "Secret",
     "ServerConfig",
@@ -272,6 +273,19 @@ class WebConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class MetricsConfig:
+    """``[metrics]``: the daemon's ``/metrics`` (Prometheus) and ``/healthz``,
+    on a listener of their own, apart from the public web view: ``pbm
+    serve`` starts it when ``enabled``, whether or not ``[web]`` is.  On the
+    loopback address by default; 9180 is in the range of ports Prometheus
+    keeps for exporters."""
+
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = 9180
+
+
+@dataclass(frozen=True, kw_only=True)
 class ComputerConfig:
     """``[computer]``: the built-in opponent.  ``userid``: its account
     (made at start when missing).  Its searches run in ``workers`` processes
@@ -309,6 +323,7 @@ class Config:
     games: GamesConfig = field(default_factory=GamesConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     web: WebConfig = field(default_factory=WebConfig)
+    metrics: MetricsConfig = field(default_factory=MetricsConfig)
     computer: ComputerConfig = field(default_factory=ComputerConfig)
     source: Path | None = None
 
@@ -323,6 +338,7 @@ SECTIONS: dict[str, type] = {
     "games": GamesConfig,
     "limits": LimitsConfig,
     "web": WebConfig,
+    "metrics": MetricsConfig,
     "computer": ComputerConfig,
 }
 
@@ -399,6 +415,7 @@ def _build(data: dict[str, Any], *, source: Path | None, base: Path,
         games=_games(table("games")),
         limits=_limits(table("limits")),
         web=_web(table("web")),
+        metrics=_metrics(table("metrics")),
         computer=_computer(table("computer")),
         source=source.absolute() if source is not None else None,
     )
@@ -563,6 +580,14 @@ def _web(t: _Table) -> WebConfig:
         host=t.text("host"),
         port=t.port("port"),
         base_url=t._get("base_url", _FROM_FIELD, check),
+    )
+
+
+def _metrics(t: _Table) -> MetricsConfig:
+    return MetricsConfig(
+        enabled=t.boolean("enabled"),
+        host=t.text("host"),
+        port=t.port("port"),
     )
 
 

@@ -374,7 +374,8 @@ def test_a_known_key_outside_its_section_says_which_section_it_belongs_in(tmp_pa
     assert error_for(tmp_path, "nag_days = 3\n").endswith(
         "nag_days is outside any section; did you mean to put it under [games]?")
     assert error_for(tmp_path, "port = 3\n").endswith(
-        "port is outside any section; did you mean to put it under [imap] or [smtp] or [listen] or [web]?")
+        "port is outside any section; "
+        "did you mean to put it under [imap] or [smtp] or [listen] or [web] or [metrics]?")
     assert error_for(tmp_path, "colour = 3\n").endswith(
         "colour is outside any section; every key belongs in a section such as [server]")
 

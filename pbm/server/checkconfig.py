@@ -31,12 +31,17 @@ TIMEOUT_SECONDS = 10.0
 
 @dataclass(frozen=True)
 class Finding:
+    """One check: ``ok`` or not; a ``warning`` is ok (the server runs) but
+    says what it will run without."""
+
     ok: bool
     what: str
     detail: str
+    warning: bool = False
 
     def line(self) -> str:
-        return f"{'ok  ' if self.ok else 'FAIL'}  {self.what}: {self.detail}"
+        mark = "FAIL" if not self.ok else "warn" if self.warning else "ok  "
+        return f"{mark}  {self.what}: {self.detail}"
 
 
 def _network_words(exc: BaseException, host: str, port: int, timeout: float) -> str:
@@ -199,7 +204,35 @@ def check_places(config: Config) -> list[Finding]:
             found.append(_bindable(listen.host, listen.port, name))
     if config.web.enabled:
         found.append(_bindable(config.web.host, config.web.port, "web view"))
+    if config.metrics.enabled:
+        found.append(_metrics_port(config))
     return found
+
+
+def _same_address(one: str, other: str) -> bool:
+    """Would listening on both hosts at one port collide?"""
+    return one == other or bool({one, other} & {"0.0.0.0", "::", ""})
+
+
+def _metrics_port(config: Config) -> Finding:
+    """The metrics listener's port: not another listener's of the daemon
+    (a mistake in the file), and free (taken by another program, the daemon
+    runs on without its metrics: a warning)."""
+    what, m = "metrics listener", config.metrics
+    others = []
+    if config.web.enabled:
+        others.append(("the web view", config.web.host, config.web.port))
+    if config.listen.enabled and config.listen.socket is None:
+        others.append((f"the {config.listen.protocol.upper()} listener", config.listen.host, config.listen.port))
+    for name, host, port in others:
+        if port == m.port and _same_address(host, m.host):
+            return Finding(False, what, f"{m.host}:{m.port} is the port of {name} too: choose another "
+                                        f"[metrics] port")
+    found = _bindable(m.host, m.port, what)
+    if found.ok:
+        return found
+    return Finding(True, what, f"{found.detail} (the daemon would run, without /metrics and /healthz)",
+                   warning=True)
 
 
 def check(path: str | None, *, timeout: float = TIMEOUT_SECONDS,

@@ -8,8 +8,9 @@ thread of its own with its own database connection (see :mod:`.outbox`).
 Signal handlers only set the stop event; the serve loop then stops taking
 mail, lets the message in hand finish, flushes what can be sent and returns.
 While it runs, the daemon holds the database's lock file and touches it as a
-heartbeat (:mod:`.health`), counts what it does (:mod:`.metrics`), and tells
-systemd when it is ready and when it stops (:mod:`.systemd`).
+heartbeat (:mod:`.health`), counts what it does (:mod:`.metrics`, served
+with ``/healthz`` on the metrics listener, :class:`.web.MetricsView`), and
+tells systemd when it is ready and when it stops (:mod:`.systemd`).
 Tests stop it by setting :attr:`Daemon.stop` themselves.
 """
 
@@ -38,7 +39,7 @@ from .inbox import Inbox
 from .listener import start_listener
 from .outbox import Outbox
 from .systemd import notify
-from .web import WebView
+from .web import MetricsView, WebView
 
 log = logging.getLogger("pbm.daemon")
 
@@ -65,6 +66,8 @@ class Daemon:
         self.inbox: Inbox | None = None
         self.listener: asyncio.AbstractServer | None = None
         self.web: WebView | None = None  # the read-only web view ([web] enabled)
+        self.metrics_view: MetricsView | None = None  # /metrics and /healthz ([metrics] enabled)
+        self._metrics_tried = False
         # held while the daemon runs: one daemon per database, no restore under it; touched as a heartbeat
         self.database_lock = DatabaseLock(config.server.database)
         self.handled = 0
@@ -225,6 +228,24 @@ class Daemon:
         if self.config.web.enabled and self.web is None:
             self.web = WebView(self.config, busy=self.lock.locked)  # mail first: pages paced while it works
             await self.web.start()
+        if self.config.metrics.enabled and not self._metrics_tried:
+            self._metrics_tried = True
+            await self._start_metrics()
+
+    async def _start_metrics(self) -> None:
+        """The metrics listener, with or without the web view.  A port it
+        cannot have (another program's) is logged, not fatal: the mail
+        matters more than its counters (``pbm check-config`` says it first)."""
+        view = MetricsView(self.config, clock=self.clock)
+        try:
+            await view.start()
+        except OSError as exc:
+            await view.stop()
+            log.error("no metrics and health: cannot listen on %s:%d (%s); the daemon runs without them "
+                      "(choose another [metrics] port, or enabled = false)",
+                      self.config.metrics.host, self.config.metrics.port, exc.strerror or exc)
+            return
+        self.metrics_view = view
 
     def install_signal_handlers(self) -> None:
         """SIGTERM and SIGINT set the stop event (before systemd hears that
@@ -258,6 +279,8 @@ class Daemon:
                 await self.listener.wait_closed()
             if self.web is not None:
                 await self.web.stop()
+            if self.metrics_view is not None:
+                await self.metrics_view.stop()
             await asyncio.to_thread(self.outbox.stop)  # a last try for what is queued
             self.outbox.store.close()
             self.store.close()

@@ -1,5 +1,6 @@
 """Is the daemon up, and is the mail flowing?  The daemon's lock file and
-heartbeat, and the health report of ``pbm status`` and ``/healthz``.
+heartbeat, and the health report of ``pbm status`` and ``/healthz`` (on the
+daemon's metrics listener).
 
 **The lock file** ``DATABASE.lock``, beside the database: the daemon holds
 an exclusive ``flock`` on it for as long as it runs (the kernel lets go when

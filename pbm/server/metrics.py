@@ -1,12 +1,13 @@
-"""The daemon's metrics, for Prometheus (``/metrics`` in the web view).
+"""The daemon's metrics, for Prometheus (``/metrics`` on the daemon's
+metrics listener, ``[metrics] host`` and ``port``: :class:`.web.MetricsView`).
 
 The metric objects live in a registry of their own (:data:`REGISTRY`, not
 prometheus-client's global one, so that nothing else a library registers
 ends up in the page); the daemon, the inbox and the outbox update them as
 they work (one counter increment each: no lock of ours, no database
 access).  The gauges of the reply queue are read from the database when
-the page is asked for (:func:`exposition`).  Counters are per process: scrape
-the daemon's own web view (``pbm web`` alone has only the gauges).
+the page is asked for (:func:`exposition`).  Counters are per process, so
+only the daemon serves them (``pbm web`` does not serve this page).
 """
 
 from __future__ import annotations

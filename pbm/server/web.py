@@ -1,8 +1,13 @@
-"""The read-only web view over HTTP, with aiohttp.web.
+"""The read-only web view over HTTP, with aiohttp.web; and the daemon's
+metrics listener.
 
-``pbm serve`` starts it inside the daemon's own event loop when ``[web]
-enabled`` (:meth:`WebView.start`, :meth:`WebView.stop`), so it starts and
-stops with the mail; ``pbm web`` serves it alone (:func:`serve_web`).
+``pbm serve`` starts the web view inside the daemon's own event loop when
+``[web] enabled`` (:meth:`WebView.start`, :meth:`WebView.stop`), so it
+starts and stops with the mail; ``pbm web`` serves it alone
+(:func:`serve_web`).  ``/metrics`` and ``/healthz`` are not the public web
+view's: :class:`MetricsView` answers them on a listener of their own
+(``[metrics] host`` and ``port``, the loopback address by default), which
+the daemon starts when ``[metrics] enabled``, with or without the web view.
 
 Routes (GET and HEAD; anything else is 405, an unknown path 404, a bad
 parameter 400, each in the site's own page)::
@@ -18,8 +23,13 @@ parameter 400, each in the site's own page)::
     /standings/trax            the ratings table of a game type
     /tournaments/NAME          a tournament: table, crosstable, rounds and pairings
     /site.css, /favicon.svg    the style sheet and the icon
-    /healthz                   200 or 503 and a short JSON: is the daemon up (:mod:`.health`)
-    /metrics                   the daemon's metrics, in Prometheus' text format (:mod:`.metrics`)
+
+**No Host header is trusted.**  Feeds and calendars link to ``[web]
+base_url``; without it an Atom feed's links are relative (resolved against
+the feed's own address by its reader) and a calendar carries no URL (the
+format wants an absolute one, and only the operator knows it).  So nothing
+a request says about where it was sent ends up in a page, and the page
+cache is keyed by what was asked alone.
 
 **Caching.** A rendered page is kept with what it shows: a board's pages
 with the board's state (:meth:`pbm.app.pages.Pages.board_state`: its row
@@ -102,8 +112,9 @@ BUSY_LINGER = 0.25
 BUSY_TICK = 0.05
 #: Types worth compressing.
 _COMPRESSIBLE = ("text/", "application/atom+xml", "image/svg+xml")
-_HOST = re.compile(r"[A-Za-z0-9.-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
 _ETAGS = re.compile(r'(?:W/)?("[^"]*")')
+#: The metrics listener's headers: nothing of it is to be kept.
+_METRICS_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 
 
 def utcnow() -> datetime:
@@ -171,14 +182,13 @@ class PageCache:
 
 @dataclass(frozen=True)
 class Target:
-    """What a request asks for: the ``kind`` of page and its argument,
-    the position (``after``), and whether absolute links are in it
-    (``base``, for feeds and calendars)."""
+    """What a request asks for: the ``kind`` of page and its argument, and
+    the position (``after``).  Nothing else of the request: this is the
+    page cache's key."""
 
     kind: str
     arg: Any = None
     after: int | None = None
-    base: str | None = None
 
     @property
     def of_board(self) -> bool:
@@ -224,6 +234,9 @@ class WebView:
                  busy: Callable[[], bool] | None = None, busy_rate: float = BUSY_RATE) -> None:
         self.config = config
         self.clock = clock
+        #: Where feeds and calendars link to: ``[web] base_url``, or relative
+        #: links ("") and no calendar URL without it (never the request's Host).
+        self.base = config.web.base_url or ""
         self.stale_seconds = stale_seconds
         self.busy = busy
         self.busy_rate = busy_rate
@@ -256,8 +269,6 @@ class WebView:
         get("/players/{name}", self._player)
         get("/standings/{game}", self._standings)
         get("/tournaments/{name}", self._tournament)
-        get("/healthz", self._healthz)
-        get("/metrics", self._metrics)
         for name in STATIC:
             get(f"/{name}", self._static(name))
         return app
@@ -345,14 +356,12 @@ class WebView:
                                                                  if request.query_string else "")
             return web.Response(status=301, headers={"Location": location, "Cache-Control": "no-cache"})
         after = _move_number(request) if kind in ("board", "board.png") else None
-        base = self._base(request) if kind in ("board.atom", "board.ics") else None
-        return await self._serve(request, Target(kind, number, after, base))
+        return await self._serve(request, Target(kind, number, after))
 
     async def _player(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
         if name.endswith(".atom") and self.pages.has_user(name[: -len(".atom")]):
-            return await self._serve(request, Target("player.atom", name[: -len(".atom")].casefold(),
-                                                     base=self._base(request)))
+            return await self._serve(request, Target("player.atom", name[: -len(".atom")].casefold()))
         if not self.pages.has_user(name):
             raise NotFound(f"there is no player {name}")
         return await self._serve(request, Target("player", name.casefold()))
@@ -363,27 +372,10 @@ class WebView:
     async def _tournament(self, request: web.Request) -> web.StreamResponse:
         return await self._serve(request, Target("tournament", request.match_info["name"].casefold()))
 
-    async def _healthz(self, request: web.Request) -> web.StreamResponse:
-        report = health.check(self.config, self.store)
-        return web.json_response(report.as_json(), status=200 if report.healthy else 503,
-                                 headers={"Cache-Control": "no-store"})
-
-    async def _metrics(self, request: web.Request) -> web.StreamResponse:
-        body, kind = metrics.exposition(self.store, self.clock())
-        return web.Response(body=body, headers={"Content-Type": kind, "Cache-Control": "no-store"})
-
-    def _base(self, request: web.Request) -> str:
-        """Where absolute links point: ``[web] base_url``, or the address
-        the request came to (a Host header of any other shape is not used)."""
-        if self.config.web.base_url:
-            return self.config.web.base_url
-        host = request.host if _HOST.fullmatch(request.host or "") else f"{self.config.web.host}:{self.config.web.port}"
-        return f"{request.scheme}://{host}"
-
     # -- pages, kept -------------------------------------------------------
 
     async def _serve(self, request: web.Request, target: Target) -> web.StreamResponse:
-        key = (target.kind, target.arg, target.after, target.base)
+        key = (target.kind, target.arg, target.after)
         version = self.pages.version()
         entry = self.cache.get(key)
         if entry is not None and (entry.version == version or (
@@ -437,16 +429,13 @@ class WebView:
         if kind == "board.txt":
             return site.record(arg, now)
         if kind == "board.atom":
-            assert target.base is not None
-            return site.board_feed(arg, now, base=target.base)
+            return site.board_feed(arg, now, base=self.base)
         if kind == "board.ics":
-            assert target.base is not None
-            return site.board_calendar(arg, now, base=target.base)
+            return site.board_calendar(arg, now, base=self.base)
         if kind == "player":
             return site.player(arg, now)
         if kind == "player.atom":
-            assert target.base is not None
-            return site.player_feed(arg, now, base=target.base)
+            return site.player_feed(arg, now, base=self.base)
         if kind == "standings":
             return site.standings(arg, now)
         if kind == "tournament":
@@ -491,6 +480,61 @@ class WebView:
             self.runner = None
         await asyncio.get_running_loop().run_in_executor(self.executor, self.site.pages.store.close)
         self.executor.shutdown(wait=True)
+        self.store.close()
+
+
+class MetricsView:
+    """The daemon's ``/metrics`` (Prometheus' text format, :mod:`.metrics`)
+    and ``/healthz`` (200 or 503 and a short JSON: is the daemon up,
+    :mod:`.health`) on a listener of their own, ``[metrics] host`` and
+    ``port``: not the public web view's port, so that what the daemon counts
+    is not the world's to read, and a scrape is never paced behind pages.
+    Every other path is a 404.  It reads the database through a connection
+    of its own that cannot write."""
+
+    def __init__(self, config: Config, *, clock: Callable[[], datetime] = utcnow) -> None:
+        self.config = config
+        self.clock = clock
+        self.store = Store(config.server.database)
+        self.store.read_only()
+        self.runner: web.AppRunner | None = None
+        self.app = web.Application()
+        self.app.router.add_get("/metrics", self._metrics)
+        self.app.router.add_get("/healthz", self._healthz)
+
+    async def _metrics(self, request: web.Request) -> web.StreamResponse:
+        body, kind = metrics.exposition(self.store, self.clock())
+        return web.Response(body=body, headers={**_METRICS_HEADERS, "Content-Type": kind})
+
+    async def _healthz(self, request: web.Request) -> web.StreamResponse:
+        report = health.check(self.config, self.store)
+        return web.json_response(report.as_json(), status=200 if report.healthy else 503,
+                                 headers=_METRICS_HEADERS)
+
+    async def start(self) -> None:
+        """Listen on ``[metrics] host`` and ``port`` (returns once it
+        listens; an OSError, such as the port in use, when it cannot)."""
+        runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        await runner.setup()
+        try:
+            await web.TCPSite(runner, self.config.metrics.host, self.config.metrics.port).start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        self.runner = runner
+        log.info("metrics and health on http://%s:%d/metrics", self.config.metrics.host, self.port)
+
+    @property
+    def port(self) -> int:
+        """The port it listens on (the one the system chose for port 0)."""
+        assert self.runner is not None
+        return int(self.runner.addresses[0][1])
+
+    async def stop(self) -> None:
+        """Stop listening and close the store (also after a failed start)."""
+        if self.runner is not None:
+            await self.runner.cleanup()
+            self.runner = None
         self.store.close()
 
 

@@ -73,7 +73,7 @@ def test_it_runs_as_a_user_of_its_own_made_in_the_image():
 
 def test_the_state_is_in_a_volume_and_the_ports_are_exposed():
     assert exec_form(last("VOLUME")) == ["/var/lib/pbm"]
-    assert sorted(int(p) for p in last("EXPOSE").split()) == [2525, 8080]
+    assert sorted(int(p) for p in last("EXPOSE").split()) == [2525, 8080, 9180]
     assert last("WORKDIR") == "/var/lib/pbm"
 
 
@@ -92,6 +92,8 @@ def test_the_configuration_it_starts_with_keeps_everything_in_the_volume_and_lis
     assert config.outbox.maildir.parent == Path("/var/lib/pbm")
     assert (config.listen.enabled, config.listen.host, config.listen.port) == (True, "0.0.0.0", 2525)
     assert (config.web.enabled, config.web.host, config.web.port) == (True, "0.0.0.0", 8080)
+    # /metrics and /healthz on a port of their own, not the web view's
+    assert (config.metrics.enabled, config.metrics.host, config.metrics.port) == (True, "0.0.0.0", 9180)
 
 
 def ignored(path: str, patterns: list[str]) -> bool:

@@ -14,7 +14,7 @@ from pbm.app.webpages import ics_lines, ics_text
 from pbm.domain.clocks import OPEN_END
 from pbm.domain.times import DAY
 
-from .conftest import PLAYERS, play
+from .conftest import PLAYERS, Web, play, with_web
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -56,7 +56,8 @@ def test_the_player_feed_has_games_started_and_finished(web):
     # boards 101 and 102 and the tournament's three (one against bob as white), started; 102 ended
     assert sum(t.endswith("started: alice (white) against bob (black)") for t in titles) == 3
     assert len(titles) == 5 + 1
-    assert all(e.link.startswith("http://") and "/boards/" in e.link for e in feed.entries)
+    # without [web] base_url, links relative to the feed's own address
+    assert all(e.link.startswith("/boards/") for e in feed.entries)
 
 
 def test_a_feed_changes_when_the_board_does(web, club):
@@ -84,7 +85,7 @@ def test_the_calendar_has_the_reminder_and_the_forfeit_of_the_player_to_move(web
     assert events[0].decoded("DTSTART") == turn + 10 * DAY
     assert events[1].decoded("DTSTART") == turn + 24 * DAY
     assert events[1].decoded("DTEND") - events[1].decoded("DTSTART") == timedelta(minutes=15)
-    assert str(events[1]["URL"]).endswith("/boards/101")
+    assert "URL" not in events[1]  # without [web] base_url: an iCalendar URL must be absolute
     assert "It is bob's turn (black)." in str(events[1]["DESCRIPTION"])
     assert len({str(e["UID"]) for e in events}) == 2
 
@@ -145,3 +146,15 @@ def test_calendar_lines_are_folded_at_75_octets_never_inside_a_character():
     assert all(len(line) <= 75 for line in lines) and lines[-1] == b""
     assert b"".join([lines[0], *(line[1:] for line in lines[1:-2])]).decode("utf-8") == long
     assert lines[-2] == b"END:VEVENT"
+
+
+def test_with_a_base_url_the_calendar_links_to_the_board(club):
+    web = Web(with_web(club.config, base_url="https://trax.example.org"), club.clock)
+    try:
+        events = list(calendar(web.get("/boards/101.ics")).walk("VEVENT"))
+        feed = parsed(web.get("/players/alice.atom"))
+    finally:
+        web.close()
+    assert {str(e["URL"]) for e in events} == {"https://trax.example.org/boards/101"}
+    assert str(events[0]["DESCRIPTION"]).endswith(" https://trax.example.org/boards/101")
+    assert all(e.link.startswith("https://trax.example.org/boards/") for e in feed.entries)

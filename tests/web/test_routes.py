@@ -170,6 +170,8 @@ def test_pages_come_compressed_to_those_who_take_gzip(web):
 
 @pytest.mark.parametrize(("path", "status", "says"), [
     ("/nothing-here", 404, "there is no such page here"),
+    ("/metrics", 404, "there is no such page here"),  # the daemon's metrics listener has them, not the web
+    ("/healthz", 404, "there is no such page here"),
     ("/boards/999", 404, "there is no board 999"),
     ("/boards/1234567890123", 404, "there is no board 1234567890123"),
     ("/boards/101.exe", 404, "there is no board 101.exe"),
@@ -338,18 +340,42 @@ def test_the_web_view_never_writes_to_the_database(web):
 def test_feeds_and_calendars_link_to_the_base_url_when_it_is_set(club):
     web = Web(with_web(club.config, base_url="https://trax.example.net"), club.clock)
     try:
-        feed = web.get("/boards/101.atom").text
-        assert 'href="https://trax.example.net/boards/101"' in feed
-        assert "https://trax.example.net/boards/101" in web.get("/boards/101.ics").text
+        feed = web.get("/boards/101.atom", headers={"Host": "elsewhere.example"}).text
+        assert 'href="https://trax.example.net/boards/101"' in feed and "elsewhere" not in feed
+        calendar = web.get("/boards/101.ics", headers={"Host": "elsewhere.example"}).text
+        assert "URL:https://trax.example.net/boards/101" in calendar and "elsewhere" not in calendar
     finally:
         web.close()
-    web = Web(club.config, club.clock)
-    try:  # without it, the address the request came to; a Host of another shape is not used
-        assert 'href="http://example.com:8000/boards/101"' in web.get(
-            "/boards/101.atom", headers={"Host": "example.com:8000"}).text
-        assert "evil" not in web.get("/boards/101.atom", headers={"Host": 'evil"><x'}).text
-    finally:
-        web.close()
+
+
+def test_without_a_base_url_feeds_link_relatively_and_calendars_carry_no_url(web):
+    feed = web.get("/boards/101.atom", headers={"Host": "example.com:8000"}).text
+    assert 'href="/boards/101"' in feed and 'href="/boards/101.atom"' in feed
+    assert "example.com" not in feed and "http://" not in feed.replace("http://www.w3.org/2005/Atom", "")
+    calendar = web.get("/boards/101.ics", headers={"Host": "example.com:8000"}).text
+    assert "\r\nURL:" not in calendar and "example.com" not in calendar and "/boards/101\r\n" not in calendar
+
+
+#: 50 Host headers, each different: names, ports, addresses, and markup.
+HOSTS = [f"visitor{i}.example" for i in range(20)] + [f"trax.example:{8000 + i}" for i in range(20)] + [
+    "127.0.0.1", "[::1]:8080", "evil.example", 'evil"><x', "evil'x", "a.b.c.evil", "localhost:1",
+    "EVIL.EXAMPLE", "x--evil", "evil.example."]
+
+
+@pytest.mark.parametrize("path", ["/boards/101.atom", "/boards/101.ics", "/players/alice.atom", "/boards/101",
+                                  "/"])
+def test_the_host_header_is_never_in_a_page_and_never_makes_one_render_again(web, path):
+    assert len(set(HOSTS)) == 50
+    renders = web.view.cache.renders
+    bodies = set()
+    for host in HOSTS:
+        page = web.get(path, headers={"Host": host})
+        assert page.status == 200
+        assert host.lower().encode() not in page.body.lower() and b"evil" not in page.body.lower()
+        assert not any(host.encode() in value.encode() for value in page.headers.values())
+        bodies.add(page.body)
+    assert web.view.cache.renders == renders + 1  # one rendering, for all fifty
+    assert len(bodies) == 1 and len(web.view.cache.entries) == 1
 
 
 def test_while_the_mail_is_busy_pages_are_paced_and_still_answered(club):
