@@ -294,7 +294,8 @@ class ComputerConfig:
     are the CPU time a move may take at those levels (levels 1 and 2 answer
     at once).  ``default_level``: the level of a challenge that names none.
     ``rated``: "apart" rates games against it in a table of their own,
-    "no" leaves them unrated."""
+    "no" leaves them unrated.  ``games_per_player``: the most active games
+    a person may play against it at once (0: no such limit)."""
 
     enabled: bool = True
     userid: str = "computer"
@@ -304,6 +305,7 @@ class ComputerConfig:
     level4_seconds: float = 8.0
     default_level: int = 2
     rated: str = "apart"
+    games_per_player: int = 5
 
 
 #: The longest ``[web] base_url``: a tournament's link (``/tournaments/`` and
@@ -606,6 +608,7 @@ def _computer(t: _Table) -> ComputerConfig:
         level4_seconds=t.seconds("level4_seconds"),
         default_level=t.integer("default_level", minimum=1, maximum=4),
         rated=t.choice("rated", ("apart", "no")),
+        games_per_player=t.integer("games_per_player", minimum=0),
     )
 
 

@@ -6,7 +6,9 @@ makes nothing: it invites the two players, either of whom can then send the
 challenge with their password.  Both kinds are refused when a player has
 signed off, refuses challenges of the game type, plays as many games as
 their limit allows, or has had their day's share of new boards (or of
-invitations).
+invitations).  The computer itself has no such limits, but a person's
+games against it count in theirs like any other, and a person plays at
+most ``[computer] games_per_player`` games against it at once.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def check_players(ctx: Context, game: str, white: Row, black: Row) -> None:
     store = ctx.store
     limits = ctx.config.limits
     for user in (white, black):
-        if user["computer"]:  # it takes every game, however many (its searches are capped apart)
+        if user["computer"]:  # no limits of its own: its opponents' count its games, and the cap below
             continue
         pref = store.preference(user["id"], game)
         if user["signed_off"]:
@@ -47,6 +49,14 @@ def check_players(ctx: Context, game: str, white: Row, black: Row) -> None:
                 f"{user['userid']} has been given {limits.new_boards_per_player_per_day} new boards today, "
                 f"the most a day; try again tomorrow"
             )
+    cap = ctx.config.computer.games_per_player
+    machine, people = [u for u in (white, black) if u["computer"]], [u for u in (white, black) if not u["computer"]]
+    if cap and machine and people and store.computer_games_of(people[0]["id"]) >= cap:
+        userid, name = people[0]["userid"], machine[0]["userid"]
+        raise ChallengeRefusedError(
+            f"{userid} already plays {cap} games against {name}, the most at once; finish or resign one of "
+            f"them before challenging {name} again"
+        )
 
 
 def challenger(ctx: Context, userids: tuple[UserId, UserId], password: Password) -> Row:

@@ -93,6 +93,7 @@ class Job:
     points: int | None
     face: int | None  # LuckyTrax: the tile drawn for the player to move
     computer_to_move: bool = True
+    player: int = 0  # the id of the person the computer plays on the board (users.id)
 
 
 def job_for(ctx: Context, row: Row) -> Job | None:
@@ -108,9 +109,10 @@ def job_for(ctx: Context, row: Row) -> Job | None:
         face = draws[board.ply] if len(draws) > board.ply else None
     me = computer_in(game)
     assert me is not None
+    person = game.black if game.white["id"] == me["id"] else game.white
     return Job(row["id"], game.number, board.ply, row["pending"], game.row["game"],
                tuple(str(m) for m in board.moves), game.row["level"] or ctx.config.computer.default_level,
-               game.row["ending"], game.row["points"], face, game.to_move["id"] == me["id"])
+               game.row["ending"], game.row["points"], face, game.to_move["id"] == me["id"], person["id"])
 
 
 def still_wanted(game: Game, row: Row) -> bool:

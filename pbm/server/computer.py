@@ -10,6 +10,14 @@ searching never slows the mail), at most ``[computer] max_searches`` at once,
 and applies each answer through the pipeline under the daemon's lock, like
 a player's command.  A crash or restart loses nothing: a job is done only in
 the transaction that plays its move; the jobs not done are searched again.
+
+Jobs are taken in turns by player (the person the computer plays on the
+job's board), not oldest first: a player has at most
+:data:`PER_PLAYER` jobs in hand at once, and the next job taken is the
+oldest of the player served least recently, so one player's many boards
+delay another player's one by at most a search.  A job that failed
+:data:`MAX_ATTEMPTS` times gets a level-2 move (or, for an offer, a no)
+chosen at once on the searcher's own thread, so that the game goes on.
 """
 
 from __future__ import annotations
@@ -18,9 +26,10 @@ import asyncio
 import logging
 import multiprocessing
 import os
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -32,12 +41,18 @@ from pbm.domain.computer import Answer, Job
 from pbm.domain.context import Context
 from pbm.domain.passwords import VerifiedPasswords
 from pbm.domain.positions import Positions
-from pbm.domain.store import Store
+from pbm.domain.store import Row, Store, is_busy
 
 log = logging.getLogger("pbm.computer")
 
-#: A job whose search or move failed this often is given up (and logged).
+#: A job whose search or move failed this often gets a fallback answer
+#: (:func:`fallback`); when even that fails, it is given up (and logged).
 MAX_ATTEMPTS = 3
+#: The most jobs of one player in hand (being searched) at once.
+PER_PLAYER = 2
+#: The most open jobs read at a time: every player's oldest first, so a
+#: player is left out only when this many others wait.
+READ_LIMIT = 1000
 #: How often the open jobs are looked at when nothing wakes the searcher.
 POLL_SECONDS = 5.0
 
@@ -62,6 +77,18 @@ def search(job: Job, budget: float | None) -> Answer:
     if job.pending == "draw":
         return Answer(accept=accepts_draw(job, request))
     choice = think(request)
+    reason = choice.reason
+    return Answer(move=choice.move, reason=reason.kind if reason else None,
+                  cells=tuple(reason.cells) if reason else (), seconds=choice.seconds, depth=choice.depth)
+
+
+def fallback(job: Job) -> Answer:
+    """What the computer does for a job whose searches kept failing, chosen
+    at once (the level-1 or level-2 player, no search): a move, or no to
+    an offer."""
+    if job.pending:
+        return Answer(accept=False)
+    choice = think(request_of(replace(job, level=min(job.level, 2)), None))
     reason = choice.reason
     return Answer(move=choice.move, reason=reason.kind if reason else None,
                   cells=tuple(reason.cells) if reason else (), seconds=choice.seconds, depth=choice.depth)
@@ -104,6 +131,15 @@ def _lowest_priority() -> None:
 Apply = Callable[[int, Answer], Awaitable[Any]]
 
 
+@dataclass
+class Taken:
+    """What one read of the open jobs gave: jobs to search, and jobs that
+    failed too often with the answer to play for them at once."""
+
+    searches: list[Job] = field(default_factory=list)
+    fallbacks: list[tuple[Job, Answer]] = field(default_factory=list)
+
+
 class Searcher:
     def __init__(self, config: Config, apply: Apply, stop: asyncio.Event,
                  clock: Callable[[], datetime]) -> None:
@@ -116,7 +152,13 @@ class Searcher:
         self._store: Store | None = None
         self._pool: Any = None  # multiprocessing.pool.Pool, made when the first job comes
         self.in_hand: dict[int, asyncio.Future[Answer]] = {}
+        self.players: dict[int, int] = {}  # job id in hand -> its player
         self.searched = 0
+        # player -> when last served (a count of jobs taken): the least
+        # recently served goes first; only the database thread touches it
+        self._served: dict[int, int] = {}
+        self._taken = 0
+        self._locked = False  # the last read met a locked database (logged once)
 
     def wake(self) -> None:
         """Jobs may have been queued (cheap; call from the event loop)."""
@@ -129,27 +171,72 @@ class Searcher:
             self._store = Store(self.config.server.database)
         return Context(self._store, self.config, self.clock(), VerifiedPasswords(), Positions(), None)
 
-    def _next_jobs(self, room: int, besides: tuple[int, ...]) -> list[Job]:
-        """Up to ``room`` open jobs not in hand, marked started; a job whose
-        board moved on, or that failed too often, is closed here."""
+    def _next_jobs(self, room: int, holding: dict[int, int]) -> Taken:
+        """Up to ``room`` open jobs to search, marked started, taken in turns
+        by player: none of a player who has :data:`PER_PLAYER` in hand
+        already, else the oldest job of the player served least recently
+        (``holding``: the jobs in hand, by id, and their players).  A job
+        whose board moved on is closed here; one that failed
+        :data:`MAX_ATTEMPTS` times gets its fallback answer (taking no
+        room), one whose fallback failed too is given up."""
         ctx = self._context()
         store = ctx.store
-        jobs: list[Job] = []
+        taken = Taken()
+        held = Counter(holding.values())
+        besides = tuple(holding)
+        if not store.open_computer_jobs(1, besides=besides):
+            return taken  # nothing to do: no write lock taken
         with store.atomic():
-            for row in store.open_computer_jobs(room * 2, besides=besides):
-                if len(jobs) >= room:
+            for _ in range(4):  # read again when closing jobs made way for others
+                rows = store.open_computer_jobs(READ_LIMIT, besides=besides, per_player=PER_PLAYER)
+                queues: dict[int, deque[Row]] = {}
+                for row in rows:
+                    queues.setdefault(row["player"], deque()).append(row)
+                closed = False
+                while len(taken.searches) < room:
+                    ready = [p for p, q in queues.items() if q and held[p] < PER_PLAYER]
+                    if not ready:
+                        break
+                    player = min(ready, key=lambda p: (self._served.get(p, -1), queues[p][0]["id"]))
+                    row = queues[player].popleft()
+                    besides += (row["id"],)
+                    job = computer.job_for(self._context(), row)  # a context per job: counted apart
+                    if job is None:
+                        store.finish_computer_job(row["id"], "stale", ctx.now)
+                        closed = True
+                    elif row["attempts"] > MAX_ATTEMPTS:
+                        log.error("computer job %s on board %s: its fallback failed too; given up", row["id"],
+                                  row["board"])
+                        store.finish_computer_job(row["id"], "given up", ctx.now)
+                        closed = True
+                    elif row["attempts"] == MAX_ATTEMPTS:
+                        store.start_computer_job(row["id"], ctx.now)  # counted: a failed fallback is given up
+                        try:
+                            answer = fallback(job)
+                        except Exception:
+                            log.exception("computer job %s on board %s: no fallback either; given up", row["id"],
+                                          row["board"])
+                            store.finish_computer_job(row["id"], "given up", ctx.now)
+                            closed = True
+                            continue
+                        log.error("computer job %s on board %s failed %d times; answered at once instead (%s)",
+                                  row["id"], row["board"], row["attempts"],
+                                  answer.move or ("yes" if answer.accept else "no"))
+                        taken.fallbacks.append((job, answer))
+                    else:
+                        store.start_computer_job(row["id"], ctx.now)
+                        taken.searches.append(job)
+                        held[player] += 1
+                        self._taken += 1
+                        self._served[player] = self._taken
+                if not closed or len(taken.searches) >= room:
                     break
-                job = computer.job_for(ctx, row)
-                if job is None:
-                    store.finish_computer_job(row["id"], "stale", ctx.now)
-                elif row["attempts"] >= MAX_ATTEMPTS:
-                    log.error("computer job %s on board %s failed %d times; given up", row["id"], row["board"],
-                              row["attempts"])
-                    store.finish_computer_job(row["id"], "given up", ctx.now)
-                else:
-                    store.start_computer_job(row["id"], ctx.now)
-                    jobs.append(job)
-        return jobs
+        return taken
+
+    def _give_up(self, job_id: int) -> None:
+        store = self._context().store
+        with store.atomic():
+            store.finish_computer_job(job_id, "given up", self.clock())
 
     async def _db_call(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self._db, fn, *args)
@@ -187,15 +274,14 @@ class Searcher:
                 self._wake.clear()
                 room = self.config.computer.max_searches - len(self.in_hand)
                 if room > 0:
-                    try:
-                        jobs = await self._db_call(self._next_jobs, room, tuple(self.in_hand))
-                    except Exception:
-                        log.exception("reading the computer's jobs failed")
-                        jobs = []
-                    for job in jobs:
+                    taken = await self._read_jobs(room)
+                    for job in taken.searches:
                         log.info("computer: searching board %s move %s (level %s)", job.board, job.ply + 1,
                                  job.level)
                         self.in_hand[job.id] = self._submit(job)
+                        self.players[job.id] = job.player
+                    for job, answer in taken.fallbacks:
+                        await self._play_fallback(job, answer)
                 waiting: set[asyncio.Future[Any]] = set(self.in_hand.values())
                 woken = asyncio.ensure_future(self._wake.wait())
                 stopping = asyncio.ensure_future(self.stop.wait())
@@ -208,9 +294,40 @@ class Searcher:
                 for job_id, future in list(self.in_hand.items()):
                     if future.done():
                         del self.in_hand[job_id]
+                        self.players.pop(job_id, None)
                         await self._finish(job_id, future)
         finally:
             self.close()
+
+    async def _read_jobs(self, room: int) -> Taken:
+        """:meth:`_next_jobs` on the database thread.  A database locked by
+        a long transaction elsewhere is logged once, in one line, until a
+        read works again; anything else with its traceback."""
+        try:
+            taken: Taken = await self._db_call(self._next_jobs, room, dict(self.players))
+        except Exception as exc:
+            if not is_busy(exc):
+                log.exception("reading the computer's jobs failed")
+            elif not self._locked:
+                self._locked = True
+                log.warning("reading the computer's jobs: the database is locked (%s); tried again quietly "
+                            "until it is free", exc)
+            return Taken()
+        if self._locked:
+            self._locked = False
+            log.info("reading the computer's jobs works again")
+        return taken
+
+    async def _play_fallback(self, job: Job, answer: Answer) -> None:
+        try:
+            await self.apply(job.id, answer)
+        except Exception:
+            log.exception("computer job %s on board %s: its fallback could not be played; given up", job.id,
+                          job.board)
+            try:
+                await self._db_call(self._give_up, job.id)
+            except Exception:  # it is given up at the next read (its attempts say so)
+                log.exception("computer job %s: could not be marked given up", job.id)
 
     async def _finish(self, job_id: int, future: asyncio.Future[Answer]) -> None:
         try:

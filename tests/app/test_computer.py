@@ -286,3 +286,61 @@ def test_a_draw_offered_on_the_players_own_turn_is_judged_from_the_computers_sid
     else:  # a timed search: answered one way or the other, once
         assert ("computer accepted the draw" in text) != ("computer declined the draw offer" in text)
     assert open_jobs(vs) == []
+
+
+def active_against_computer(mail: Mailbox, userid: str) -> int:
+    return mail.pipeline.store.computer_games_of(mail.pipeline.store.find_user(userid)["id"])
+
+
+def test_a_sixth_game_at_once_against_the_computer_is_refused(vs):
+    assert vs.pipeline.config.computer.games_per_player == 5
+    for game in ["trax", "trax", "minitrax", "8x8trax", "trax"]:  # every game type counts
+        (reply,) = vs.send(A, f"{game} challenge alice computer apple -level=2")
+        assert not is_error(reply), text_of(reply)
+    assert active_against_computer(vs, "alice") == 5
+    (refused,) = vs.send(A, "minitrax challenge computer alice apple -level=1")
+    assert is_error(refused)
+    said = " ".join(text_of(refused).split())
+    assert "alice already plays 5 games against computer, the most at once" in said
+    assert "finish or resign one of them before challenging computer again" in said
+    assert vs.pipeline.store.board(106) is None and active_against_computer(vs, "alice") == 5
+    # bob is not held back by alice's games
+    (bobs,) = vs.send("bob@example.org", "trax challenge bob computer banana")
+    assert not is_error(bobs), text_of(bobs)
+    # once one of alice's games is over, she may start another
+    vs.send(A, "trax move 101 alice apple resign")  # before both moved: cancelled
+    assert active_against_computer(vs, "alice") == 4
+    (again,) = vs.send(A, "minitrax challenge computer alice apple -level=1")
+    assert not is_error(again), text_of(again)
+    assert active_against_computer(vs, "alice") == 5
+
+
+def test_games_against_the_computer_count_in_the_players_own_limit(vs):
+    vs.send(A, "trax limit alice apple 1")
+    (first,) = vs.send(A, "trax challenge alice computer apple")
+    assert not is_error(first), text_of(first)
+    (refused,) = vs.send(A, "trax challenge alice bob apple")
+    assert is_error(refused)
+    assert "alice already plays 1 active trax games" in " ".join(text_of(refused).split())
+
+
+def test_no_cap_on_games_against_the_computer_when_the_server_says_so(tmp_path, clock):
+    from pbm.app.pipeline import Pipeline
+    from pbm.config import load_config
+    from pbm.domain.store import Store
+
+    path = tmp_path / "pbm.toml"
+    path.write_text('[server]\naddress = "pbm@pbm.test"\ndatabase = "pbm.sqlite3"\n'
+                    "[computer]\ngames_per_player = 0\n")
+    config = load_config(path)
+    store = Store(config.server.database)
+    try:
+        mail = Mailbox(Pipeline(store, config), clock)
+        mail.send(A, "signup alice apple")
+        computer.ensure_account(store, config, clock.now)
+        for _ in range(7):
+            (reply,) = mail.send(A, "trax challenge alice computer apple")
+            assert not is_error(reply), text_of(reply)
+        assert store.computer_games_of(store.find_user("alice")["id"]) == 7
+    finally:
+        store.close()

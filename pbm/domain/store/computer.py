@@ -21,13 +21,33 @@ class ComputerTables(StoreBase):
     # ------------------------------------------------------------------
     # jobs
 
-    def open_computer_jobs(self, limit: int, *, besides: tuple[int, ...] = ()) -> list[Row]:
-        """Jobs not done yet, oldest first, except those with an id in
-        ``besides`` (in hand already)."""
+    def open_computer_jobs(self, limit: int, *, besides: tuple[int, ...] = (),
+                           per_player: int | None = None) -> list[Row]:
+        """Jobs not done yet, except those with an id in ``besides`` (in
+        hand already), each with ``player``: the person the computer plays
+        on the job's board.  Taken in turns by player: every player's
+        oldest job first (the oldest of those first), then every player's
+        second, and so on, so that one player's many jobs never stand
+        before another's first; ``per_player``: at most that many of each
+        player's (their oldest)."""
         marks = ", ".join("?" for _ in besides)
-        skip = f" AND id NOT IN ({marks})" if besides else ""
-        return self._all(f"SELECT * FROM computer_jobs WHERE done_at IS NULL{skip} ORDER BY id LIMIT ?",
-                         (*besides, limit))
+        skip = f" AND j.id NOT IN ({marks})" if besides else ""
+        player = "CASE WHEN w.computer = 1 THEN b.black_id ELSE b.white_id END"
+        return self._all(
+            f"SELECT * FROM (SELECT j.*, {player} AS player, "
+            f"ROW_NUMBER() OVER (PARTITION BY {player} ORDER BY j.id) AS place "
+            "FROM computer_jobs j JOIN boards b ON b.number = j.board JOIN users w ON w.id = b.white_id "
+            f"WHERE j.done_at IS NULL{skip}) WHERE place <= ? ORDER BY place, id LIMIT ?",
+            (*besides, limit if per_player is None else per_player, limit))
+
+    def computer_games_of(self, user_id: int) -> int:
+        """The active boards a person plays against the computer (of every
+        game type, tournaments too)."""
+        return self._count(
+            "SELECT COUNT(*) FROM boards b JOIN users w ON w.id = b.white_id JOIN users k ON k.id = b.black_id "
+            "WHERE b.status = 'active' "
+            "AND ((b.white_id = ? AND k.computer = 1) OR (b.black_id = ? AND w.computer = 1))",
+            (user_id, user_id))
 
     def computer_job(self, job_id: int) -> Row | None:
         return self._one("SELECT * FROM computer_jobs WHERE id = ?", (job_id,))
