@@ -12,7 +12,6 @@ comment (far more than the most commands a mail may hold, at most
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Iterator
 from email.message import Message
 
@@ -23,8 +22,12 @@ MAX_HTML_CHARS = 4 * MAX_BODY_CHARS
 #: MIME parts nested deeper than this are not looked into.
 MAX_DEPTH = 16
 
-_LINE_BREAK_TAG = re.compile(r"<br\s*/?>|</p>", re.I)
+#: Elements that stand on lines of their own: their opening and closing tags end a line.
+_BLOCKS = frozenset({"div", "p", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre",
+                     "table", "ul", "ol", "section", "article", "header", "footer", "hr"})
 _DROPPED = ("script", "style")  # elements whose content is no text
+_QUOTE = "blockquote"  # its lines are a quote: each begins with "> " (once for each level)
+_MAX_QUOTE_DEPTH = 16  # deeper quotes are marked no further
 
 
 def header_text(msg: Message, name: str) -> str:
@@ -53,29 +56,63 @@ def leaf_parts(msg: Message) -> Iterator[Message]:
             stack.extend((child, depth + 1) for child in reversed(children) if isinstance(child, Message))
 
 
+def _tag_name(tag: str) -> tuple[str, bool]:
+    """The name of a tag (the text between ``<`` and ``>``, lower case),
+    and whether it closes (``/div``): ``("div", True)``."""
+    closing = tag.startswith("/")
+    name = tag[1:] if closing else tag
+    name = name.split(None, 1)[0] if name.strip() else ""
+    return name.rstrip("/"), closing
+
+
 def html_to_text(source: str) -> str:
-    """The text of an HTML body, in one pass: tags removed, ``<br>`` and
-    ``</p>`` made line breaks, the content of ``script`` and ``style``
-    dropped, character references replaced.  A ``<`` that no ``>`` follows
-    is text.  Each character is looked at a bounded number of times, so the
-    work grows with the length of the text, whatever the text is."""
+    """The text of an HTML body, in one pass: tags removed, ``<br>`` made a
+    line break, and the tags of block elements (``div``, ``p``, ``li``,
+    ``blockquote`` ... opening or closing) the end of a line (one, however
+    many stand together, so that ``<div>A0+</div><div>On Monday ...`` is
+    two lines); the lines inside a ``blockquote`` begin with ``> `` as a
+    quote in a plain-text mail does; the content of ``script`` and
+    ``style`` dropped, character references replaced.  A ``<`` that no
+    ``>`` follows is text.  Each character is looked at a bounded number of
+    times, so the work grows with the length of the text, whatever the
+    text is."""
     lower = source.lower()
     out: list[str] = []
     closing: dict[str, int] = {}  # where "</script" next stands (-1: nowhere after this)
+    depth = 0  # blockquotes open around this point
+    at_start = True  # nothing written since the last line break
+
+    def text(chunk: str) -> None:
+        nonlocal at_start
+        if not chunk:
+            return
+        if depth:
+            mark = ">" * min(depth, _MAX_QUOTE_DEPTH) + " "
+            chunk = chunk.replace("\n", "\n" + mark)
+            if at_start:
+                chunk = mark + chunk
+        out.append(chunk)
+        at_start = chunk.endswith("\n")
+
+    def line_break(always: bool) -> None:
+        nonlocal at_start
+        if always or not at_start:
+            out.append("\n")
+            at_start = True
+
     i, n = 0, len(source)
     while i < n:
         lt = source.find("<", i)
         if lt < 0:
-            out.append(source[i:])
+            text(source[i:])
             break
         gt = source.find(">", lt + 1)
         if gt < 0:  # no tag can close from here on: the rest is text
-            out.append(source[i:])
+            text(source[i:])
             break
-        out.append(source[i:lt])
-        tag = lower[lt + 1:gt]
-        name = tag.split(None, 1)[0].rstrip("/") if tag.strip() else ""
-        if name in _DROPPED:
+        text(source[i:lt])
+        name, closes = _tag_name(lower[lt + 1:gt])
+        if name in _DROPPED and not closes:
             end = closing.get(name)
             if end is None or 0 <= end < gt:  # not looked for yet, or the one found is behind us
                 end = lower.find("</" + name, gt)
@@ -84,8 +121,12 @@ def html_to_text(source: str) -> str:
             if end_gt >= 0:  # the element and its content go
                 i = end_gt + 1
                 continue
-        if _LINE_BREAK_TAG.fullmatch(source, lt, gt + 1):
-            out.append("\n")
+        if name == "br":
+            line_break(always=True)
+        elif name in _BLOCKS:
+            line_break(always=False)
+            if name == _QUOTE:
+                depth = max(depth - 1, 0) if closes else depth + 1
         i = gt + 1
     return html.unescape("".join(out))
 

@@ -29,7 +29,10 @@ Choices where the command language is silent:
 - A parsed command keeps no copy of its password in plain text: ``text`` is
   already masked, the :class:`Password` in ``args`` is the only copy.  Error
   messages in commands that carry a password quote only boards, moves,
-  addresses and option names; other words are named by their role.
+  addresses and option names; other words are named by their role.  Words
+  a command has no place for (beyond what it takes, in its name's place, on
+  a reply's line beside the move) are never quoted either: a password typed
+  by habit may be among them.
 - "Not given" is ``None`` in the arguments (no defaults from configuration
   are applied here).  Lists of userids and boards lose repeats.
 - Subjects and lines are NFC-normalised (passwords too, as RFC 8265 does);

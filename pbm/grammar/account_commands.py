@@ -195,6 +195,7 @@ def parse_all_show(r: Reader) -> AllShowArgs:
     r.expect(1, 2)
     end, selection = read_selection(r, ("next", "active"))
     if end != 1:
+        r.beyond(1, end)  # "all show alice PASSWORD": not quoted back
         r.fail("all show takes one userid")
     return AllShowArgs(r.read(0, "userid", read_userid), selection)
 
@@ -212,6 +213,10 @@ def parse_code(r: Reader) -> CodeArgs:
 
 
 def parse_password_reset(r: Reader) -> UseridArgs:
+    if len(r) > 1:  # a password typed by habit (or a new one): masked, never quoted
+        r.beyond(1)
+        r.fail("password reset takes the userid alone, no password: a code is mailed to the "
+               "account's addresses, to use in change password")
     r.expect(1, 1)
     return UseridArgs(r.read(0, "userid", read_userid))
 

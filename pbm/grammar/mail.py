@@ -11,7 +11,7 @@ from typing import overload
 from pbm.secret import MASK
 
 from .command import Command, passwords_of
-from .parse import looks_like_command, parse_command
+from .parse import looks_like_command, parse_command, placed
 from .registry import GAMES
 from .spec import CommandError, shorten
 from .subject import clean_line, decode_subject
@@ -294,18 +294,44 @@ REPLY_USAGE = "the first line of your reply: your move (C3/), or resign, draw, a
 DIGEST_USAGE = "one board a line: its number and your move (101 C3/), or resign, draw, accept, reject, undo, show"
 
 
+def _reads_as_move(word: str, *, cells: bool) -> bool:
+    try:
+        read_move(REPLY_WORDS.get(word.lower(), word), cells=cells)
+    except Problem:
+        return False
+    return True
+
+
+def _masked_line(words: Sequence[str], *, cells: bool) -> str:
+    """A reply line as it may be quoted back: the words that read as a
+    board, a move or a word of the language; the rest masked (a userid and
+    password typed by habit, ``101 bob PASSWORD A0+``)."""
+    return " ".join(
+        shorten(w) if placed(w) or _reads_as_move(w, cells=cells) else MASK for w in words
+    )
+
+
 def _reply_line(line: str, *, digest: bool, cells: bool) -> ReplyLine | CommandError:
+    """One line of a reply read as a move.  A word that could be a
+    password is never quoted: a digest's line of more than a board and a
+    move is quoted with only its boards and moves; a line whose first word
+    is no move but a later one is (``alice PASSWORD C3/``) names the first
+    by its place.  Words after the move are no part of it (see
+    :func:`parse_reply`)."""
     words = [w for w in line.split(" ") if not (len(w) >= 2 and w.strip("*") == "")]
     usage = DIGEST_USAGE if digest else REPLY_USAGE
     board: int | str | None = None
     if digest:
         if len(words) != 2:
-            return CommandError("a line of a reply to a digest names a board and a move", usage=usage,
-                                text=shorten_line(line))
+            return CommandError("a line of a reply to a digest is a board and a move, nothing else (a reply "
+                                "needs no userid or password)", usage=usage,
+                                text=_masked_line(words, cells=cells) if words else None)
         try:
             board = read_board(words[0])
         except Problem as problem:
-            return CommandError(f"{shorten(words[0])} is no board: {problem}", usage=usage, text=shorten_line(line))
+            named = shorten(words[0]) if placed(words[0]) else "the first word"
+            text = _masked_line(words, cells=cells)
+            return CommandError(f"{named} is no board: {problem}", usage=usage, text=text)
         words = words[1:]
     if not words:
         return CommandError("the reply has no move", usage=usage, text=None)
@@ -317,6 +343,12 @@ def _reply_line(line: str, *, digest: bool, cells: bool) -> ReplyLine | CommandE
     try:
         move = read_move(meaning + word[len(word.partition("#")[0]):] if meaning else word, cells=cells)
     except Problem as problem:
+        if any(_reads_as_move(w, cells=cells) for w in words[1:]) and not placed(word):
+            # "alice PASSWORD C3/": the words before the move are a login typed by habit
+            where = "the word after the board" if digest else "the first word"
+            head = [str(board)] if board is not None else []
+            return CommandError(f"{where} is no move; write the move first, and nothing else on its line",
+                                usage=usage, text=_masked_line([*head, *words], cells=cells))
         return CommandError(f"{shorten(word)} is no move: {problem}", usage=usage, text=shown)
     return ReplyLine(shown, board, move)
 
@@ -330,8 +362,10 @@ def parse_reply(body: str, *, digest: bool = False, cells: bool = False,
     """A reply to a board mail (or, with ``digest``, to a digest): the first
     line the player wrote above the quoted mail is the move (a digest's
     reply has a line ``BOARD MOVE`` for each board, as many as come first);
-    the rest of what they wrote, quotes and signature cut, is the comment.
-    With ``cells`` a cell alone (LuckyTrax) is a move.  Never raises."""
+    the lines after it, quotes and signature cut, are the comment.  Words
+    after the move on its own line are ignored (``C3/ alice PASSWORD``: a
+    login typed by habit is never relayed).  With ``cells`` a cell alone
+    (LuckyTrax) is a move.  Never raises."""
     body = body if isinstance(body, str) else ""
     lines = _command_lines(body)
     if not lines:
@@ -347,9 +381,7 @@ def parse_reply(body: str, *, digest: bool = False, cells: bool = False,
         last = number
         if not digest:
             break
-    rest = "\n".join(_body_lines(body)[last + 1:])
-    first_line_rest = ""
-    if not digest and isinstance(read[0], ReplyLine):
-        first_line_rest = " ".join(lines[0][1].split(" ")[1:])  # words after the move on its line
-    comment = comment_text((first_line_rest + "\n" + rest).strip("\n"), max_length=max_comment_length)
+    # Words after the move on its line are ignored: neither played, nor quoted, nor relayed (they
+    # are most often the userid and password of the old commands, "C3/ alice PASSWORD").
+    comment = comment_text("\n".join(_body_lines(body)[last + 1:]), max_length=max_comment_length)
     return ReplyBody(tuple(read), comment)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 
+from pbm.secret import MASK
+
 from .command import Command
 from .registry import (
     ACCOUNT_PHRASES,
@@ -15,6 +17,7 @@ from .registry import (
 )
 from .spec import CommandError, Reader, shorten
 from .subject import clean_line
+from .tokens import RESERVED_WORDS, Problem, is_board_number, read_move
 
 #: Longer lines are refused unread (a mail line is at most 998 characters).
 MAX_COMMAND_LENGTH = 1000
@@ -67,14 +70,39 @@ def looks_like_command(line: str) -> bool:
     return words[0].lower() in GAMES or words[0].lower() in COMMAND_WORDS
 
 
+def placed(word: str) -> bool:
+    """Does a word the grammar did not expect still read as a word of the
+    language (a game type, a command's word, a keyword, an option, a board
+    number or a move), so that it may be quoted back?  Any other word in the place
+    of a command's name may be a password (``trax apple 101 alice``)."""
+    lowered = word.lower()
+    if lowered in GAMES or lowered in COMMAND_WORDS or lowered in RESERVED_WORDS or is_board_number(word):
+        return True
+    if word.startswith("-"):  # no password begins with "-"
+        return True
+    try:
+        read_move(word)
+    except Problem:
+        return False
+    return True
+
+
 def _unknown(words: list[str], game: str | None) -> CommandError:
-    """The error for a line whose command is not recognised."""
+    """The error for a line whose command is not recognised.
+
+    The word standing where the name should be is quoted when it reads as
+    a word of the language, as a misspelt name (a "did you mean" is found
+    for it: ``moev``), or when it is all the line holds after the game type
+    (``trax bogus``: there is no login in such a line); any other word is
+    named by its place and masked, since the line may hold a userid and
+    its password in the wrong places (``trax apple 101 alice``)."""
     rest = words[1:] if game else words
     first = rest[0].lower()
     consumed = len(words) - len(rest) + 1
+    masked: set[int] = set()
 
     def quoted(n: int) -> str:
-        shown = " ".join(shorten(w) for w in words[:n])
+        shown = " ".join(MASK if i in masked else shorten(w) for i, w in enumerate(words[:n]))
         return shown + (" ..." if len(words) > n else "")
 
     # A command of the other scope: "trax signup ..." or "move 101 ...".
@@ -94,6 +122,8 @@ def _unknown(words: list[str], game: str | None) -> CommandError:
         second = rest[1].lower() if len(rest) > 1 else None
         hint = difflib.get_close_matches(second, follow, n=1, cutoff=0.7) if second else []
         guess = f" (did you mean {where}{first} {hint[0]}?)" if hint else ""
+        if second is not None and not hint and not placed(rest[1]):
+            masked.add(consumed)  # "password PW": never quoted
         topic = "tournaments" if first == "tournament" else "commands"
         return CommandError(
             f"{where}{first} is followed by one of: {', '.join(follow)}{guess}; "
@@ -112,11 +142,15 @@ def _unknown(words: list[str], game: str | None) -> CommandError:
         needs_game = not game and hint[0] not in account_words and hint[0] not in GAMES
         guess = f" (did you mean {'trax ' if needs_game else ''}{hint[0]}?)"
     kind = f"a {game} command" if game else "a command"
+    named = shorten(rest[0])
+    if not hint and not placed(rest[0]) and len(rest) > 1:
+        masked.add(consumed - 1)
+        named = f"the word after {game}" if game else "the first word"
     return CommandError(
-        f"{shorten(rest[0])} is not {kind}{guess}; send {where}help for the list of commands",
+        f"{named} is not {kind}{guess}; send {where}help for the list of commands",
         text=quoted(consumed),
         game=game,
     )
 
 
-__all__ = ["MAX_COMMAND_LENGTH", "looks_like_command", "parse_command"]
+__all__ = ["MAX_COMMAND_LENGTH", "looks_like_command", "parse_command", "placed"]

@@ -21,7 +21,7 @@ from typing import Any, NoReturn, TypeVar
 
 from pbm.secret import MASK, Secret
 
-from .tokens import Problem, UserId, WordProblem
+from .tokens import Problem, UserId, WordProblem, is_board_number
 
 T = TypeVar("T")
 
@@ -163,12 +163,16 @@ class Reader:
 
     The reader notes what each word was read as: a password (``secrets``),
     a userid (``userids``), or something else that read well (``safe``:
-    boards, moves, numbers, addresses, options, keywords).  A command that
-    carries a password is quoted back by that meaning, not by position: a
-    password is masked wherever it stood; and when the command cannot be
-    read, only its name and the words that read well as something other
-    than a userid or password are shown, since a word in the wrong place may
-    be a password.
+    boards, moves, numbers, addresses, options, keywords), and which words
+    the command has no place for (``unplaced``: the words beyond the most
+    it takes).  A command that carries a password is quoted back by that
+    meaning, not by position: a password is masked wherever it stood; and
+    when the command cannot be read, only its name and the words that read
+    well as something other than a userid or password are shown, since a
+    word in the wrong place may be a password.  A command without a
+    password that holds words it has no place for (``password reset alice
+    PW``: a password typed by habit) is quoted the same way: its words are
+    never named, and only those that read as boards are shown.
     """
 
     def __init__(self, spec: CommandSpec, game: str | None, head: Sequence[str], words: Sequence[str]) -> None:
@@ -180,6 +184,7 @@ class Reader:
         self.secrets: set[int] = set()
         self.userids: set[int] = set()
         self.safe: set[int] = set()
+        self.unplaced: set[int] = set()  # words the command has no place for (a password typed by habit?)
 
     def __len__(self) -> int:
         return len(self.words)
@@ -202,10 +207,15 @@ class Reader:
     def text(self) -> str:
         """The command as an error quotes it: for a command with a password,
         the words that read well as neither userid nor password, the rest
-        masked; any other command as typed."""
-        if not self.spec.takes_password:
+        masked; for a command without one that holds words it has no place
+        for (``password reset alice PW``), the same, and the words that name
+        boards (its userid and password may stand in any order); any other
+        command as typed."""
+        if not self.spec.takes_password and not self.unplaced:
             return " ".join([*self.head, *self.words])
-        return " ".join([*self.head, *(w if i in self.safe else MASK for i, w in enumerate(self.words))])
+        shown = self.safe if self.spec.takes_password else self.safe | {
+            i for i, w in enumerate(self.words) if i not in self.unplaced and is_board_number(w)}
+        return " ".join([*self.head, *(w if i in shown else MASK for i, w in enumerate(self.words))])
 
     # --- failing ------------------------------------------------------------------
 
@@ -229,6 +239,11 @@ class Reader:
                 reason = re.sub(rf"(?<![^\s\"'(\[]){secret}(?![^\s\"'),.;:\]])", MASK, reason)
         return reason
 
+    def beyond(self, start: int, end: int | None = None) -> None:
+        """Words ``start`` .. ``end`` (default: the end) have no place in the
+        command: they are masked when it is quoted, and never named."""
+        self.unplaced.update(range(start, len(self.words) if end is None else end))
+
     def may_quote(self) -> bool:
         """A word is quoted back only in a command that carries no password:
         in one that does, a word in the wrong place may be the password."""
@@ -244,14 +259,13 @@ class Reader:
             given = "none was given" if n == 0 else f"only {n} {'was' if n == 1 else 'were'} given"
             self.fail(f"{self.label} needs {exactly}{plural(minimum, 'word')} after it, but {given}")
         if maximum is not None and n > maximum:
+            # the words beyond are not quoted, in any command: a userid and password typed by habit
+            self.beyond(maximum)
             if maximum == 0:
                 reason = f"{self.label} takes no words after it, but {n} {'was' if n == 1 else 'were'} given"
             else:
                 exactly = "" if maximum == minimum else "at most "
                 reason = f"{self.label} takes {exactly}{plural(maximum, 'word')} after it, but {n} were given"
-            if self.may_quote():
-                extra = " ".join(self.words[maximum:])
-                reason += f" (too many: {shorten(extra)})"
             self.fail(reason)
 
     # --- one word by role -----------------------------------------------------------

@@ -231,6 +231,13 @@ def is_board_word(word: str) -> bool:
     return bool(re.fullmatch(r"[0-9]+(#.*)?", word)) or bool(_BOARD_NAME.fullmatch(word.partition("#")[0]))
 
 
+def is_board_number(word: str) -> bool:
+    """Does this word name a board by its number (``101``, ``101#5``)?  A
+    tournament board's name (``ETC26-A3``) is left out: many a password
+    looks like one (``Spring-2026``)."""
+    return bool(re.fullmatch(r"[0-9]{1,12}(?:#[0-9]{0,12})?", word))
+
+
 def read_board(word: str) -> int | str:
     """A board number, or the name of a tournament board (returned as typed;
     the server looks it up without regard to case)."""

@@ -37,6 +37,7 @@ from .computer import Searcher
 from .health import HEARTBEAT_SECONDS, DatabaseLock
 from .inbox import Inbox
 from .listener import start_listener
+from .logtext import line as log_line
 from .outbox import Outbox
 from .systemd import notify
 from .web import MetricsView, WebView
@@ -96,7 +97,7 @@ class Daemon:
         under the same lock as the mail."""
         async with self.lock:
             result = await asyncio.to_thread(self.pipeline.computer_turn, job_id, answer, now=self.clock())
-        log.info("%s: %s, %d replies", result.key, result.summary or result.reason, len(result.replies))
+        log.info("%s", log_line("%s: %s, %d replies", result.key, result.summary or result.reason, len(result.replies)))
         if result.replies:
             self.outbox.wake()
 
@@ -124,7 +125,7 @@ class Daemon:
         except Exception as exc:  # a bug or broken mail: set it aside, reply nothing
             self.failed += 1
             metrics.mail(source, "failed")
-            log.exception("mail from %s crashed the pipeline: %s", source, exc)
+            log.exception("%s", log_line("mail from %s crashed the pipeline: %s", source, exc))
             if source in ("smtp", "lmtp"):
                 self._record_failed(raw, repr(exc))
             return False, 0
@@ -133,10 +134,10 @@ class Daemon:
         metrics.mail(source, result.status)
         metrics.commands(result.commands)
         outcome = result.status + (f" ({result.reason})" if result.reason else "")
-        log.info(
+        log.info("%s", log_line(
             "%s from=%s via=%s cmd=%r -> %s, %d replies, %.0f ms",
             result.key, result.sender, source, result.summary, outcome, len(result.replies), ms,
-        )
+        ))
         return True, len(result.replies)
 
     async def tick(self) -> int:

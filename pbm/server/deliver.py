@@ -46,6 +46,7 @@ from pbm.domain.store import Store, is_busy
 
 from .health import holder
 from .listener import with_return_path
+from .logtext import line as log_line
 from .outbox import Outbox
 
 log = logging.getLogger("pbm.deliver")
@@ -139,7 +140,7 @@ def deliver(raw: bytes, config: Config, *, sender: str | None = None, recipients
         if send:
             message += "; " + _send(store, config, clock)
     except Exception as exc:  # the mail is committed: its replies wait in the queue
-        log.warning("replies not sent now (%s: %s); they wait in the queue", type(exc).__name__, exc)
+        log.warning("%s", log_line("replies not sent now (%s: %s); they wait in the queue", type(exc).__name__, exc))
         message += "; replies not sent now: they wait in the queue"
     finally:
         store.close()

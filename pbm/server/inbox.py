@@ -27,6 +27,7 @@ import aioimaplib
 from pbm.config import ImapConfig, tls_context
 
 from . import metrics
+from .logtext import line as log_line
 
 log = logging.getLogger("pbm.inbox")
 _UID = re.compile(rb"UID (\d+)")
@@ -71,7 +72,8 @@ class Inbox:
                 delay = 1.0
             except (TimeoutError, OSError, ImapTrouble, aioimaplib.Abort, aioimaplib.CommandTimeout) as exc:
                 metrics.IMAP_RECONNECTS.inc()
-                log.warning("IMAP connection trouble (%s: %s); reconnecting in %.0f s", type(exc).__name__, exc, delay)
+                log.warning("%s", log_line("IMAP connection trouble (%s: %s); reconnecting in %.0f s",
+                                       type(exc).__name__, exc, delay))
             except Exception:  # a server answer aioimaplib chokes on, a bug: intake must go on
                 metrics.IMAP_RECONNECTS.inc()
                 log.exception("IMAP intake failed unexpectedly; reconnecting in %.0f s", delay)

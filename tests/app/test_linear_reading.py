@@ -9,6 +9,7 @@ of the size gives about 10.  The bound, 4, leaves room for a noisy machine.
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -21,7 +22,8 @@ from pbm.app.reading import body_text, html_to_text
 from pbm.domain.store import Store
 from pbm.grammar import parse_mail_commands
 
-from .conftest import server_config
+from . import conftest as app_conftest
+from .conftest import server_config, text_of
 
 SMALL = 20_000
 LIMIT = 4.0
@@ -35,6 +37,10 @@ HTML = {
     "closed script tags": "<script>x</script>",
     "broken tags": "<scr<scr<",
     "ordinary markup": "<p>trax show 101<br>thanks &amp; bye</p>",
+    "lines as divs": "<div>A0+</div><div>On Monday bob wrote:</div>",
+    "nested quotes": "<blockquote><div>quoted<br>text</div>",
+    "closed quotes": "<blockquote>q</blockquote><p>x</p>",
+    "block tags alone": "<div><li></tr><hr/>",
 }
 
 #: Bodies for the command reader.
@@ -81,7 +87,8 @@ def html_mail(body: str) -> EmailMessage:
     return msg
 
 
-@pytest.mark.parametrize("unit", ["<script", "<", "<p>trax show 101</p>"], ids=["<script", "<", "markup"])
+@pytest.mark.parametrize("unit", ["<script", "<", "<p>trax show 101</p>", "<blockquote><div>x</div>"],
+                         ids=["<script", "<", "markup", "quotes"])
 def test_a_whole_html_mail_is_read_in_linear_time(unit):
     assert ratio(lambda body: body_text(html_mail(body)), unit) < LIMIT
 
@@ -114,3 +121,58 @@ def test_only_the_first_part_of_a_long_body_is_read():
     msg.set_content(body)
     text = body_text(msg)
     assert len(text) < len(body) and body.startswith(text)
+
+
+# --- block elements end lines (issue 28) ------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "source, text",
+    [
+        ("<div>A0+</div><div>On Monday bob wrote:</div>", "A0+\nOn Monday bob wrote:\n"),
+        ('<div dir="ltr">A0+<div><br></div><div>Good luck</div></div>', "A0+\n\nGood luck\n"),
+        ("<p>trax show 101<br>thanks &amp; bye</p>", "trax show 101\nthanks & bye\n"),
+        ("<ul><li>one<li>two</ul>after<hr/>rule<H2 class=x>title</H2>end", "one\ntwo\nafter\nrule\ntitle\nend"),
+        ("<table><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></table>", "ab\nc\n"),
+        ("<section><article><header>h</header><p>p</p><footer>f</footer></article></section>", "h\np\nf\n"),
+        ("<pre>trax show 101\ntrax show 102</pre>", "trax show 101\ntrax show 102\n"),
+        ("<ol><li>x</li></ol>< / div>y</ DIV>z", "x\ny\nz"),
+        ("a<span>b</span>c<b>d</b>", "abcd"),  # inline elements join
+        ("<div>A0+</div><blockquote><div>Trax board 101</div>two<br>lines<blockquote>deeper</blockquote></blockquote>x",
+         "A0+\n> Trax board 101\n> two\n> lines\n>> deeper\nx"),
+        ("</blockquote></blockquote>not quoted", "not quoted"),  # closing tags never make the depth negative
+    ],
+)
+def test_block_elements_end_a_line(source, text):
+    assert html_to_text(source) == text
+
+
+def test_a_deep_quote_is_marked_to_a_bounded_depth():
+    text = html_to_text("<blockquote>" * 1000 + "x")
+    assert text == ">" * 16 + " x"
+
+
+def test_a_reply_by_an_html_only_mail_client_plays_the_move(players):
+    """A mail program that writes HTML alone, a <div> a line and the quote
+    in a <blockquote>: the first line is the move, and the quote is no
+    comment."""
+    mail = players
+    new = mail.send("alice@example.org", "trax challenge alice bob apple")
+    (board,) = [m for m in new if str(m["To"]) == "alice@example.org"]
+    quoted = "".join(f"<div>{html.escape(line)}</div>" for line in text_of(board).splitlines())
+    reply = EmailMessage()
+    vouch = getattr(app_conftest, "vouched", None)  # the server may trust its mail server's DMARC check
+    if vouch is not None:
+        reply["Authentication-Results"] = vouch("alice@example.org")
+    reply["From"] = "alice@example.org"
+    reply["To"] = "pbm@pbm.test"
+    reply["Subject"] = f"Re: {board['Subject']}"
+    reply["Message-ID"] = "<html-only-reply@client.test>"
+    reply["In-Reply-To"] = reply["References"] = str(board["Message-ID"])
+    reply.set_content(f'<html><body><div dir="ltr">@0+</div><div>Good luck!</div><div><br></div>'
+                      f'<div class="quote"><div>On Sun, 1 Mar 2026 at 12:00, Trax PBM wrote:</div>'
+                      f"<blockquote>{quoted}</blockquote></div></body></html>", subtype="html")
+    replies = mail.deliver(bytes(reply))
+    assert mail.pipeline.store.board(101)["moves"].split() == ["@0+"], [text_of(r) for r in replies]
+    (to_bob,) = [m for m in replies if str(m["To"]) == "bob@example.org"]
+    comment = text_of(to_bob).split("alice writes:\n")[1].split("\n\n")[0]
+    assert comment.split("\n")[1:-1] == ["Good luck!"]  # between the rules of stars: no quote, no attribution

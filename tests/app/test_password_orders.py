@@ -125,6 +125,40 @@ def test_the_password_is_never_shown_in_the_old_servers_forms(site, name):
     assert tables_holding(pipeline.store, SECRET) == []
 
 
+#: Issue 28: lines with alice's password where the grammar has no place for
+#: it: after the userid of a command that takes none, in the command
+#: word's place, in a command of too many words.
+NO_PLACE = {
+    "password reset": f"password reset alice {SECRET}",
+    "password reset, new password": f"password reset alice {SECRET} pear",
+    "in the command's place": f"trax {SECRET} 101 alice",
+    "in the command's place, no game": f"{SECRET} 101 alice @0+",
+    "standings": f"trax standings alice {SECRET}",
+    "record": f"trax record 101 alice {SECRET}",
+    "all show": f"all show alice {SECRET}",
+    "list": f"list alice {SECRET}",
+    "tournament list": f"trax tournament list alice {SECRET}",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NO_PLACE))
+def test_the_password_is_never_shown_where_no_command_takes_one(site, name):
+    pipeline, start = site
+    words = NO_PLACE[name].split()
+    head = next(i for i, w in enumerate(words) if w in ("alice", "101", SECRET))
+    now = start
+    for order in orders(words[head:]):
+        now += timedelta(hours=2)
+        subject = " ".join([*words[:head], *order])
+        for body_subject, body in ((subject, ""), ("multiple", subject)):
+            result = pipeline.exec_command("alice@example.org", body_subject, body, now=now)
+            assert result.status == "handled"
+            assert SECRET not in result.summary, subject
+            for reply in result.replies:
+                assert SECRET not in reply.as_bytes().decode("utf-8", "replace"), subject
+    assert tables_holding(pipeline.store, SECRET) == []
+
+
 def tables_holding(store: Store, secret: str) -> list[tuple[str, str]]:
     """Every value in every table of the database in which ``secret`` stands."""
     found = []

@@ -13,9 +13,12 @@ from pbm.grammar import (
     Command,
     CommandError,
     Password,
+    ReplyLine,
     parse_command,
     parse_mail_commands,
+    parse_reply,
 )
+from pbm.grammar.parse import placed
 from pbm.grammar.tokens import looks_like_address
 
 from .test_commands import ACCOUNT_CASES, GAME_CASES, TOURNAMENT_CASES
@@ -201,3 +204,140 @@ def test_a_command_made_by_hand_is_redacted_from_its_arguments():
     assert by_hand.redacted() == f"trax resign 101 alice {MASK}"
     unknown = Command("castle", None, parsed.args, "castle hunter2 now")
     assert unknown.redacted() == f"castle {MASK} now"
+
+
+# --- issue 28: passwords typed where the grammar has no place for them ---------------------------
+
+def shown_of(line: str) -> str:
+    """Everything a reply, log or summary could show of a line that is no command."""
+    try:
+        command = parse_command(line)
+    except CommandError as error:
+        return everything_shown(error)
+    return everything_shown(command)
+
+
+@settings(max_examples=60)
+@given(password=passwords)
+@example(password="s3cret")
+@example(password="PW")
+def test_a_password_after_the_userid_of_password_reset_is_masked(password):
+    assume(password not in shown_of("password reset alice Zq9Zq9Zq9") and password.lower() != "alice")
+    assume(not placed(password))  # a password that is a board number cannot be told from one
+    for line in (f"password reset alice {password}", f"password reset {password} alice"):
+        error = parse_error(line)
+        assert password not in everything_shown(error)
+        assert error.text == f"password reset {MASK} {MASK}"
+        assert "takes the userid alone, no password" in error.reason
+    # a new password after it as well
+    error = parse_error(f"password reset alice {password} other")
+    assert password not in everything_shown(error) and error.text == f"password reset {MASK} {MASK} {MASK}"
+    # the userid alone is quoted as before
+    assert parse_command("password reset alice").text == "password reset alice"
+
+
+@pytest.mark.parametrize(
+    "line, quoted",
+    [
+        ("list apple", f"list {MASK}"),
+        ("trax standings alice apple", f"trax standings {MASK} {MASK}"),
+        ("trax record 101 alice apple", f"trax record 101 {MASK} {MASK}"),
+        ("trax record apple 101", f"trax record {MASK} {MASK}"),
+        ("trax history apple", f"trax history {MASK}"),
+        ("trax tournament list alice apple", f"trax tournament list {MASK} {MASK}"),
+        ("trax tournament show ETC alice apple", f"trax tournament show {MASK} {MASK} {MASK}"),
+        ("all show alice apple", f"all show {MASK} {MASK}"),
+        ("password reset apple alice", f"password reset {MASK} {MASK}"),
+    ],
+)
+def test_words_a_command_has_no_place_for_are_masked(line, quoted):
+    """A command without a password that holds more words than it takes is
+    quoted as one with a password: its userid and a password typed by habit
+    may stand in any order, so only board numbers are shown."""
+    error = parse_error(line)
+    assert error.text == quoted
+    assert "apple" not in everything_shown(error)
+
+
+@settings(max_examples=60)
+@given(password=passwords)
+@example(password="apple")
+@example(password="hunter2")
+def test_a_password_in_the_command_words_place_is_named_by_its_place(password):
+    for template in ("trax {pw} 101 alice", "{pw} 101 alice", "trax move {pw}", "password {pw}",
+                     "change {pw} alice"):
+        line = template.format(pw=password)
+        assume(password not in shown_of(template.format(pw="Zq9Zq9Zq9")))
+        try:
+            error = parse_error(line)
+        except BaseException:  # the password is itself a command's name ("show"): a command, not an error
+            continue
+        if password in everything_shown(error):
+            # quoted only as a word of the language, or as a misspelt name ("did you mean ...?")
+            assert placed(password) or "(did you mean" in error.reason, (line, error.reason, error.text)
+
+
+def test_an_unknown_word_is_named_by_its_place():
+    error = parse_error("trax apple 101 alice")
+    assert error.reason.startswith("the word after trax is not a trax command")
+    assert error.text == f"trax {MASK} ..."
+    error = parse_error("trax move apple")
+    assert "apple" not in everything_shown(error) and error.text == f"trax move {MASK}"
+    # a misspelt name is still quoted, with the name it is close to
+    assert parse_error("trax moev 101 alice s3cret B2/").reason.startswith("moev is not a trax command")
+
+
+def reply_shown(body: str, *, digest: bool) -> str:
+    read = parse_reply(body, digest=digest)
+    return "\n".join(everything_shown(line) if isinstance(line, CommandError) else repr(line)
+                     for line in read.lines) + "\n" + read.comment
+
+
+DIGEST_LINES = ("101 bob {pw} A0+", "101 A0+ bob {pw}", "{pw} A0+", "trax move 101 bob {pw} A0+")
+
+
+@settings(max_examples=60)
+@given(password=passwords)
+@example(password="PW")
+@example(password="hunter2")
+def test_a_digest_line_with_a_login_is_refused_with_the_login_masked(password):
+    assume(not placed(password) and password.lower() not in ("101", "bob", "a0+"))
+    assume(all(password not in reply_shown(line.format(pw="Zq9Zq9Zq9") + "\n", digest=True) for line in DIGEST_LINES))
+    for line in (template.format(pw=password) for template in DIGEST_LINES):
+        (error,) = parse_reply(line + "\n", digest=True).lines
+        assert isinstance(error, CommandError)
+        assert password not in reply_shown(line + "\n", digest=True)
+    (error,) = parse_reply(f"101 bob {password} A0+\n", digest=True).lines
+    assert isinstance(error, CommandError)
+    assert error.text == f"101 {MASK} {MASK} A0+"
+    assert "a board and a move, nothing else" in error.reason
+
+
+@settings(max_examples=60)
+@given(password=passwords)
+@example(password="apple")
+def test_words_after_the_move_of_a_reply_are_never_relayed(password):
+    assume(password not in reply_shown("C3/ alice Zq9Zq9Zq9\n", digest=False) + "Good luck!")
+    read = parse_reply(f"C3/ alice {password}\nGood luck!\n\nOn Monday bob wrote:\n> Trax board 101\n")
+    (line,) = read.lines
+    assert isinstance(line, ReplyLine) and str(line.move) == "C3/" and line.text == "C3/"
+    assert read.comment == "Good luck!"
+    assert password not in reply_shown(f"C3/ alice {password}\n", digest=False)
+    assert parse_reply(f"resign alice {password}").comment == ""
+
+
+@settings(max_examples=60)
+@given(password=passwords)
+@example(password="apple")
+def test_a_login_before_the_move_of_a_reply_is_masked(password):
+    assume(not placed(password) and password.lower() != "alice")
+    assume(password not in reply_shown("alice Zq9Zq9Zq9 C3/\n", digest=False)
+           + reply_shown("101 Zq9Zq9Zq9 C3/\n", digest=True))
+    (error,) = parse_reply(f"alice {password} C3/\n").lines
+    assert isinstance(error, CommandError)
+    assert error.reason.startswith("the first word is no move") and error.text == f"{MASK} {MASK} C3/"
+    assert password not in reply_shown(f"alice {password} C3/\n", digest=False)
+    assert password not in reply_shown(f"101 {password} C3/\n", digest=True)
+    # prose with no move in it is quoted as before: it holds no login
+    (prose,) = parse_reply("Thanks for the game!\n").lines
+    assert isinstance(prose, CommandError) and prose.reason.startswith("Thanks is no move")

@@ -3,8 +3,10 @@ SMTP and sending its replies to the sink meanwhile."""
 
 from __future__ import annotations
 
+import os
 import smtplib
 import sqlite3
+import stat
 import threading
 import time
 from pathlib import Path
@@ -12,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from pbm.domain.store import Store
+from pbm.domain.store import backup as backup_module
 from pbm.domain.store.backup import BackupError, backup, check_backup, known_schema, restore
 from pbm.domain.store.migrations import MIGRATIONS
 from tests.mail.daemon import DaemonThread, wait_until
@@ -177,3 +180,81 @@ def test_a_backup_of_an_older_schema_is_migrated_when_restored(site):
     done = pbm("restore", "--config", str(config), str(old), cwd=site)
     assert done.returncode == 0, done.stderr
     assert count(database, "SELECT MAX(version) FROM schema_migrations") == known_schema()
+
+
+# --- issue 28: a backup is its owner's alone ------------------------------------------------------
+
+
+@pytest.fixture
+def open_umask():
+    """The common umask (0o022: files readable by everyone), whatever the test runner's."""
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_a_backup_is_mode_0600_from_the_moment_it_is_created(site, open_umask, monkeypatch):
+    database = site / "pbm.sqlite3"
+    seed(database, 2)
+    target = site / "copy.sqlite3"
+    target.write_bytes(b"an older copy")
+    target.chmod(0o644)
+    seen: dict[str, int] = {}
+
+    def look(seconds: float) -> None:  # called between the copy's steps: the file is half written
+        for path in site.iterdir():
+            if ".partial" in path.name:
+                seen[path.name] = mode(path)
+
+    monkeypatch.setattr(backup_module.time, "sleep", look)
+    copy = backup(database, target, pages=16)
+    assert seen and set(seen.values()) == {0o600}, seen  # the partial file and its journal
+    assert any(name.endswith(f".partial-{os.getpid()}") for name in seen)
+    assert copy.path == target and mode(target) == 0o600  # the older copy's mode is not kept
+    assert check_backup(target).schema == known_schema()
+
+
+def test_a_backup_is_private_whatever_the_umask(site):
+    database = site / "pbm.sqlite3"
+    Store(database).close()
+    old = os.umask(0o277)  # would leave a new file unwritable: the copy could not be made
+    try:
+        copy = backup(database, site / "copy.sqlite3")
+    finally:
+        os.umask(old)
+    assert mode(copy.path) == 0o600
+
+
+def test_a_backup_is_never_written_through_a_link_left_in_its_place(site, open_umask, monkeypatch):
+    database = site / "pbm.sqlite3"
+    Store(database).close()
+    elsewhere = site / "elsewhere"
+    monkeypatch.setattr(backup_module.os, "getpid", lambda: 4242)
+    (site / ".copy.sqlite3.partial-4242").symlink_to(elsewhere)  # unlinked first, then made anew
+    copy = backup(database, site / "copy.sqlite3")
+    assert mode(copy.path) == 0o600 and not elsewhere.exists()
+
+
+def test_the_copy_a_restore_keeps_is_mode_0600(site, open_umask):
+    database = site / "pbm.sqlite3"
+    Store(database).close()
+    source = backup(database, site / "source.sqlite3").path
+    _, kept = restore(source, database)
+    assert kept is not None and kept.name.startswith("pbm.sqlite3.replaced-")
+    assert mode(kept) == 0o600 and mode(source) == 0o600
+
+
+def test_pbm_backup_writes_a_file_only_its_owner_reads(site, open_umask):
+    config = write_config(site)
+    Store(site / "pbm.sqlite3").close()
+    done = pbm("backup", "--config", str(config), str(site / "nightly.sqlite3"), cwd=site)
+    assert done.returncode == 0, done.stderr
+    assert mode(site / "nightly.sqlite3") == 0o600
+    done = pbm("restore", "--config", str(config), str(site / "nightly.sqlite3"), cwd=site)
+    assert done.returncode == 0, done.stderr
+    (kept,) = site.glob("pbm.sqlite3.replaced-*")
+    assert mode(kept) == 0o600

@@ -5,7 +5,11 @@ copy is read from one snapshot (a read transaction held for the whole copy,
 which in WAL mode never blocks a writer, so the copy does not start over
 each time the daemon commits), a few hundred pages at a time with a short
 sleep between steps, into a file beside the target that takes the target's
-name only once it is complete and checked.  :func:`check_backup` says
+name only once it is complete and checked.  A copy holds everything the
+database does (addresses, hashes, mail kept for the operator), so it is
+made readable by its owner alone (mode 0600) from the moment the file is
+created, before any page is written; SQLite gives its journal the same
+mode.  :func:`check_backup` says
 whether a file is a pbm database this version can use (SQLite's integrity
 check, the tables, a known migration); :func:`restore` puts one in place of
 the live database in one write transaction, keeping what it replaced.
@@ -87,6 +91,22 @@ def _sync(path: Path) -> None:
         os.close(fd)
 
 
+#: The mode of a backup, of the file it is written to first, and of the copy a restore keeps.
+PRIVATE_MODE = 0o600
+
+
+def _create_private(path: Path) -> None:
+    """Create ``path`` as an empty file that only its owner may read and
+    write, whatever the umask (a file already there, or a link, is an
+    error: nothing is written through them); SQLite then writes the copy
+    into it, and gives its journal the file's mode."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), PRIVATE_MODE)
+    try:
+        os.fchmod(fd, PRIVATE_MODE)  # a umask that takes more away (0o277) would leave it unwritable
+    finally:
+        os.close(fd)
+
+
 def check_backup(path: Path) -> Copy:
     """Check that ``path`` is a whole pbm database of a schema this pbm
     knows (it may be older: the store migrates it when opened)."""
@@ -117,6 +137,7 @@ def backup(database: Path, target: Path, *, pages: int = STEP_PAGES,
         source.execute("PRAGMA query_only = ON")
         source.execute("BEGIN")  # one snapshot for the whole copy: the daemon's commits never restart it
         source.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        _create_private(partial)  # 0600 before the first page is in it
         copy = sqlite3.connect(str(partial), isolation_level=None)
         try:
             source.backup(copy, pages=pages, progress=lambda status, remaining, total: time.sleep(sleep))
@@ -138,8 +159,9 @@ def backup(database: Path, target: Path, *, pages: int = STEP_PAGES,
 
 def restore(source: Path, database: Path, *, now: datetime | None = None) -> tuple[Copy, Path | None]:
     """Put the backup ``source`` in place of ``database`` (whose content,
-    when it has any, is first copied to ``DATABASE.replaced-TIME``, returned
-    second).  The caller makes sure no daemon holds ``database``."""
+    when it has any, is first copied to ``DATABASE.replaced-TIME``, mode
+    0600 as every backup, returned second).  The caller makes sure no
+    daemon holds ``database``."""
     checked = check_backup(source)
     kept: Copy | None = None
     if database.is_file() and database.stat().st_size > 0:
