@@ -56,6 +56,7 @@ __all__ = [
     "MetricsConfig",
     "OutboxConfig",
     "Secret",
+    "SecurityConfig",
     "ServerConfig",
     "SmtpConfig",
     "WebConfig",
@@ -100,7 +101,11 @@ class ServerConfig:
     in the mail's Message-ID stands for the password); false: passwords
     always.  ``reply_subaddress``: board mails also carry the token in a
     ``Reply-To`` of the server's address with ``+r-TOKEN`` (for mail
-    set-ups that deliver subaddresses to the server).
+    set-ups that deliver subaddresses to the server).  ``bounce_address``:
+    the envelope sender of every mail the server sends, with a keyed tag
+    per mail after a ``+`` (VERP: ``pbm-bounce+12-TAG@example.org``), so a
+    bounce names the mail and recipient it is about; empty: the server's
+    address with ``-bounce`` after its local part.
     """
 
     address: str = "pbm@localhost"
@@ -110,6 +115,16 @@ class ServerConfig:
     pictures: bool = True
     reply_moves: bool = True
     reply_subaddress: bool = False
+    bounce_address: str = ""
+
+    @property
+    def envelope_address(self) -> str:
+        """Where bounces come back: ``bounce_address``, or the server's
+        address with ``-bounce`` after its local part."""
+        if self.bounce_address:
+            return self.bounce_address
+        local, _, domain = self.address.rpartition("@")
+        return f"{local}-bounce@{domain}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -181,12 +196,15 @@ class OutboxConfig:
     doubling each time up to ``retry_max_seconds``.  ``connections``: how
     many replies to one mail go to the relay at once, each over a connection
     of its own (the board mail of a move goes to both players).
+    ``keep_sent_days``: how long a sent reply is kept (to match a bounce to
+    it); then it is deleted.
     """
 
     maildir: Path = Path("outbox-maildir")
     retry_initial_seconds: float = 30.0
     retry_max_seconds: float = 3600.0
     connections: int = 2
+    keep_sent_days: int = 7
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -201,6 +219,8 @@ class GamesConfig:
     ``clock_interval_seconds``: how often ``pbm serve`` does the clock work
     (reminders, forfeits).  ``minimum_forfeit_days``: the shortest forfeit
     time (and total time) a challenge or a tournament may set.
+    ``bounce_hold_days``: how long at most a player's clock stands still
+    when mail to them bounces (one hold a month at most).
     """
 
     nag_days: int = 7
@@ -212,6 +232,7 @@ class GamesConfig:
     inactive_days: int = 180
     clock_interval_seconds: float = 300.0
     minimum_forfeit_days: int = 1
+    bounce_hold_days: int = 7
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -246,11 +267,17 @@ class LimitsConfig:
     lock_minutes: int = 15
     failed_logins_per_sender_per_day: int = 20
     new_boards_per_player_per_day: int = 20
+    open_challenges_per_player: int = 5
     invitations_per_player_per_day: int = 5
-    confirmations_per_address_per_day: int = 3
+    confirmations_per_address_per_day: int = 1
+    confirmations_per_sender_per_day: int = 5
     signups_per_sender_per_day: int = 3
-    mailing_commands_per_mail: int = 20
+    recipients_per_mail: int = 20
+    mail_to_others_per_day: int = 50
+    mail_from_others_per_day: int = 10
     password_checks_per_mail: int = 10
+    positions_per_mail: int = 20_000
+    pictures_per_mail: int = 20
     boards_per_show: int = 20
     max_reply_bytes: int = 1_000_000
 
@@ -308,6 +335,26 @@ class ComputerConfig:
     games_per_player: int = 5
 
 
+@dataclass(frozen=True, kw_only=True)
+class SecurityConfig:
+    """``[security]``: what the server trusts.
+
+    ``trusted_authserv_id``: the authserv-id that the receiving mail server
+    (OpenDKIM, OpenDMARC) writes in its ``Authentication-Results`` header
+    (RFC 8601).  When set, the topmost such header with that id saying
+    ``dmarc=pass`` (or an aligned ``dkim=pass``) for the From domain counts
+    as proof that the mail comes from its From address; no other header
+    does.  Unset (the default): a From address is a claim, always.
+    ``key_file``: the server's secret key (made when missing, mode 0600),
+    from which reply tokens, one-time codes and bounce tags are derived, so
+    that the database (and its backups) holds none of them; empty: the
+    database's path with ``.key`` added.
+    """
+
+    trusted_authserv_id: str | None = None
+    key_file: Path | None = None
+
+
 #: The longest ``[web] base_url``: a tournament's link (``/tournaments/`` and
 #: a name of 20 characters) on a line of its own, indented 2, within 78.
 BASE_URL_MAX_LENGTH = 43
@@ -327,7 +374,15 @@ class Config:
     web: WebConfig = field(default_factory=WebConfig)
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
     computer: ComputerConfig = field(default_factory=ComputerConfig)
+    security: SecurityConfig = field(default_factory=SecurityConfig)
     source: Path | None = None
+
+    @property
+    def key_path(self) -> Path:
+        """The server's secret key file (see :class:`SecurityConfig`)."""
+        if self.security.key_file is not None:
+            return self.security.key_file
+        return self.server.database.with_name(self.server.database.name + ".key")
 
 
 #: Section name -> dataclass; the keys of a section are its fields.
@@ -342,6 +397,7 @@ SECTIONS: dict[str, type] = {
     "web": WebConfig,
     "metrics": MetricsConfig,
     "computer": ComputerConfig,
+    "security": SecurityConfig,
 }
 
 
@@ -419,6 +475,7 @@ def _build(data: dict[str, Any], *, source: Path | None, base: Path,
         web=_web(table("web")),
         metrics=_metrics(table("metrics")),
         computer=_computer(table("computer")),
+        security=_security(table("security")),
         source=source.absolute() if source is not None else None,
     )
 
@@ -432,6 +489,7 @@ def _server(t: _Table) -> ServerConfig:
         pictures=t.boolean("pictures"),
         reply_moves=t.boolean("reply_moves"),
         reply_subaddress=t.boolean("reply_subaddress"),
+        bounce_address=t.address("bounce_address") if t.raw.get("bounce_address", "") != "" else "",
     )
 
 
@@ -513,6 +571,7 @@ def _outbox(t: _Table) -> OutboxConfig:
         retry_initial_seconds=t.seconds("retry_initial_seconds"),
         retry_max_seconds=t.seconds("retry_max_seconds"),
         connections=t.integer("connections", minimum=1, maximum=16),
+        keep_sent_days=t.integer("keep_sent_days", minimum=1),
     )
     if config.retry_max_seconds < config.retry_initial_seconds:
         raise t.error("retry_max_seconds",
@@ -532,6 +591,7 @@ def _games(t: _Table) -> GamesConfig:
         inactive_days=t.integer("inactive_days", minimum=1),
         clock_interval_seconds=t.seconds("clock_interval_seconds"),
         minimum_forfeit_days=t.integer("minimum_forfeit_days", minimum=1),
+        bounce_hold_days=t.integer("bounce_hold_days", minimum=1, maximum=30),
     )
     for prefix in ("", "tournament_"):
         nag = getattr(config, prefix + "nag_days")
@@ -556,10 +616,16 @@ def _limits(t: _Table) -> LimitsConfig:
         failed_logins_per_sender_per_day=t.integer("failed_logins_per_sender_per_day", minimum=1),
         new_boards_per_player_per_day=t.integer("new_boards_per_player_per_day", minimum=1),
         invitations_per_player_per_day=t.integer("invitations_per_player_per_day", minimum=0),
+        open_challenges_per_player=t.integer("open_challenges_per_player", minimum=1),
         confirmations_per_address_per_day=t.integer("confirmations_per_address_per_day", minimum=1),
+        confirmations_per_sender_per_day=t.integer("confirmations_per_sender_per_day", minimum=1),
         signups_per_sender_per_day=t.integer("signups_per_sender_per_day", minimum=1),
-        mailing_commands_per_mail=t.integer("mailing_commands_per_mail", minimum=1),
+        recipients_per_mail=t.integer("recipients_per_mail", minimum=1),
+        mail_to_others_per_day=t.integer("mail_to_others_per_day", minimum=1),
+        mail_from_others_per_day=t.integer("mail_from_others_per_day", minimum=1),
         password_checks_per_mail=t.integer("password_checks_per_mail", minimum=1),
+        positions_per_mail=t.integer("positions_per_mail", minimum=1000),
+        pictures_per_mail=t.integer("pictures_per_mail", minimum=1),
         boards_per_show=t.integer("boards_per_show", minimum=1),
         max_reply_bytes=t.integer("max_reply_bytes", minimum=10_000),
     )
@@ -609,6 +675,18 @@ def _computer(t: _Table) -> ComputerConfig:
         default_level=t.integer("default_level", minimum=1, maximum=4),
         rated=t.choice("rated", ("apart", "no")),
         games_per_player=t.integer("games_per_player", minimum=0),
+    )
+
+
+def _security(t: _Table) -> SecurityConfig:
+    def authserv_id(value: Any) -> str:
+        if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9.-]{0,252}", value):
+            raise t.error("trusted_authserv_id", f"must be an authserv-id as the mail server writes it (a host "
+                                                 f"name such as mx.example.org), got {value!r}")
+        return value
+    return SecurityConfig(
+        trusted_authserv_id=t._get("trusted_authserv_id", None, authserv_id),
+        key_file=t.path("key_file") if "key_file" in t.raw else None,
     )
 
 

@@ -44,7 +44,7 @@ from pbm.trax.render import render as render_board
 from pbm.trax.render import tile_diagram
 
 from .messages import Attachment, outgoing
-from .request import Reply, TokenFor
+from .request import CodeFor, Reply, TokenFor
 
 #: A Message-ID that a reply may name in In-Reply-To and References:
 #: printable ASCII with one "@" and no blank, quote or angle bracket inside.
@@ -307,6 +307,7 @@ class Composer:
         self.renderer.env.globals["computer"] = config.computer  # help computer tells its levels and budgets
         self._pictures: OrderedDict[tuple[str, str, int | None], Picture] = OrderedDict()
         self._count = 0
+        self._room = config.limits.pictures_per_mail  # pictures the mail being composed may still carry
 
     @property
     def domain(self) -> str:
@@ -362,10 +363,13 @@ class Composer:
             if "".join(chunk).strip():
                 pieces.append("\n".join(chunk) + "\n")
             chunk = []
+            if budget < 0 or self._room <= 0:
+                continue  # past the size cap, or the mail's share of pictures: text only, nothing drawn
             picture = self.picture(*collector.boards[index])
             budget -= len(picture.base64)
             if budget >= 0:
                 pieces.append(picture)
+                self._room -= 1
         if "".join(chunk).strip():
             pieces.append("\n".join(chunk))
         return Text(text.subject, plain, tuple(pieces))
@@ -405,14 +409,18 @@ class Composer:
 
     def compose(self, replies: list[Reply], key: str, now: datetime,
                 without_pictures: Callable[[Iterable[str]], set[str]] | None = None,
-                issue_token: Callable[[TokenFor], str] | None = None) -> list[Message]:
+                issue_token: Callable[[TokenFor, str], str] | None = None) -> list[Message]:
         """The messages of ``replies`` to the mail ``key`` (a Message-ID they
         answer, when it is one).  ``without_pictures`` names, of a reply's
         recipients, those whose players turned pictures off; ``issue_token``
         makes (and stores) a reply token for a recipient's copy, which then
-        carries it in its Message-ID (and Reply-To, with subaddresses)."""
+        carries it in its Message-ID (and Reply-To, with subaddresses); a
+        copy that carries a confirmation code has it in its Message-ID
+        (``<c-ID-CODE@domain>``).  Tokens and codes stand sealed in the
+        messages (:mod:`pbm.domain.seals`)."""
         server = self.config.server
         in_reply_to = key if MESSAGE_ID.fullmatch(key) and "=?" not in key else None
+        self._room = self.config.limits.pictures_per_mail
         out = []
         for reply in replies:
             text = self.text(reply)
@@ -433,8 +441,10 @@ class Composer:
                 pictured = html is not None and recipient not in plain_only
                 message_id, reply_to = self.message_id(now), None
                 wanted = reply.tokens.get(recipient)
-                if wanted is not None and issue_token is not None and server.reply_moves:
-                    token = issue_token(wanted)
+                if isinstance(wanted, CodeFor):
+                    message_id = f"<c-{wanted.code_id}-{wanted.seal}@{self.domain}>"
+                elif wanted is not None and issue_token is not None and server.reply_moves:
+                    token = issue_token(wanted, recipient)
                     message_id = f"<r-{token}@{self.domain}>"
                     if server.reply_subaddress:
                         local, _, domain = server.address.rpartition("@")

@@ -8,18 +8,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pbm.domain.accounts import game_addresses
+from pbm.domain.accounts import account_addresses, game_addresses
 from pbm.domain.boards import Game, load_game
-from pbm.domain.bounces import HoldStarted, opponents_told
+from pbm.domain.bounces import HoldStarted, ProbeWanted, opponents_told
 from pbm.domain.context import Context
 from pbm.domain.digests import takes_digest, to_move, urgency
-from pbm.domain.security import IssuedCode, LockStarted
+from pbm.domain.security import Confirmations, IssuedCode, LockStarted
 from pbm.domain.store import Row
 from pbm.domain.times import shown, span
 from pbm.domain.tournaments import Event, LateRound, NotStarted, Progress, reload
 from pbm.domain.turns import QueueNotice, Turn
 
-from .request import Reply, TokenFor
+from .request import CodeFor, Reply, TokenFor
 from .views import board_view, event_context, round_pairings
 
 
@@ -162,12 +162,19 @@ def lock_notice(ctx: Context, lock: LockStarted) -> Reply:
     })
 
 
-def bounce_notices(ctx: Context, hold: HoldStarted, status: str | None) -> list[Reply]:
+def bounce_notices(ctx: Context, hold: HoldStarted) -> list[Reply]:
     """Each opponent of a player whose mail bounced hears why that player's
-    clock stopped."""
+    clock stopped (in our words: nothing of the report is quoted)."""
     return [Reply("replies/bounce-notice.txt", game_addresses(ctx.store, opponent),
-                  {"userid": hold.user["userid"], "opponent": opponent["userid"], "boards": boards, "status": status})
+                  {"userid": hold.user["userid"], "opponent": opponent["userid"], "boards": boards,
+                   "until": shown(hold.until)})
             for opponent, boards in opponents_told(ctx, hold)]
+
+
+def probe_mail(probe: ProbeWanted) -> Reply:
+    """A short test mail to an address our mail bounced from: only if it
+    bounces too is the player's clock held."""
+    return Reply("replies/probe.txt", (probe.address,), {"userid": probe.user["userid"]})
 
 
 def digest_mail(ctx: Context, user: Row) -> Reply | None:
@@ -190,16 +197,48 @@ def digest_mail(ctx: Context, user: Row) -> Reply | None:
                  tokens={a: token for a in addresses})
 
 
-def reset_code_mail(ctx: Context, code: IssuedCode, sender: str) -> Reply:
-    """A password-reset code to the account's confirmed addresses."""
-    return Reply("replies/reset-code.txt", tuple(ctx.store.confirmed_addresses(code.user["id"])), {
-        "userid": code.user["userid"], "code": code.code, "sender": sender, "expires": shown(code.expires),
+def address_reply(ctx: Context, user: Row, template: str, sender: str,
+                  asked: Confirmations | None = None) -> Reply:
+    """The addresses of an account, to its confirmed ones and the sender;
+    when the sender's own address waits for confirmation, its code comes in
+    this reply (and pressing Reply on it confirms)."""
+    rows = ctx.store.address_rows(user["id"])
+    mine = asked.sender_code if asked is not None else None
+    return Reply(template, account_addresses(ctx.store, user, sender), {
+        "userid": user["userid"],
+        "addresses": [r["address"] for r in rows if r["confirmed"]],
+        "waiting": [r["address"] for r in rows if not r["confirmed"]],
+        "code": mine.seal if mine is not None else None,
+        "expires": shown(mine.expires) if mine is not None else None,
+        "asked_today": list(asked.asked_today) if asked is not None else [],
+        "sender": sender,
+    }, tokens={sender: CodeFor(mine.code_id, mine.seal)} if mine is not None else {})
+
+
+def refused_notice(ctx: Context, user_id: int, command: str, why: str) -> list[Reply]:
+    """A player whose command, from one of his own addresses, was not run
+    for a reason that may not be his doing (that address blocked by wrong
+    passwords, a lock) hears of it at his other confirmed addresses, once
+    a day at most (the address it came from has the error reply)."""
+    others = tuple(a for a in ctx.store.confirmed_addresses(user_id) if a.lower() != (ctx.sender or "").lower())
+    day = ctx.now.date().isoformat()
+    if not others or ctx.store.add_daily_count("refused-notice", str(user_id), day) > 1:
+        return []  # the sender, one of his addresses, has the error reply already
+    user = ctx.store.user_by_id(user_id)
+    return [Reply("replies/command-refused.txt", others, {
+        "userid": user["userid"], "sender": ctx.sender or "", "command": command, "why": why})]
+
+
+def reset_code_mail(code: IssuedCode, sender: str) -> Reply:
+    """A password-reset code to one of the account's confirmed addresses
+    (each has a code of its own)."""
+    return Reply("replies/reset-code.txt", (code.address,), {
+        "userid": code.user["userid"], "code": code.seal, "sender": sender, "expires": shown(code.expires),
     })
 
 
 def confirmation_mail(code: IssuedCode, sender: str) -> Reply:
-    """A code to the address it confirms."""
-    assert code.address is not None
+    """A code to the address it confirms; a reply to it confirms too."""
     return Reply("replies/confirm-address.txt", (code.address,), {
-        "userid": code.user["userid"], "code": code.code, "sender": sender, "expires": shown(code.expires),
-    })
+        "userid": code.user["userid"], "code": code.seal, "sender": sender, "expires": shown(code.expires),
+    }, tokens={code.address: CodeFor(code.code_id, code.seal)}, kind="confirm")

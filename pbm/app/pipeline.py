@@ -21,16 +21,17 @@ from email.utils import format_datetime, make_msgid
 from typing import Any
 
 from pbm.config import Config
-from pbm.domain import bounces, computer, tokens
+from pbm.domain import bounces, computer, security, tokens
 from pbm.domain.accounts import game_addresses
 from pbm.domain.boards import Game, load_game
 from pbm.domain.context import Context
 from pbm.domain.passwords import VerifiedPasswords
 from pbm.domain.positions import Positions
 from pbm.domain.refusals import AccountLockedError, NotAllowedError, NotAvailableError, PbmError, ReplyRefusedError
+from pbm.domain.seals import Keyring
 from pbm.domain.security import count_failed_login
 from pbm.domain.store import Store
-from pbm.domain.tokens import found_in
+from pbm.domain.tokens import codes_in, found_in
 from pbm.grammar import (
     Command,
     CommandError,
@@ -41,14 +42,15 @@ from pbm.grammar import (
     parse_reply,
 )
 
+from . import authres
 from .compose import Composer, Renderer
 from .handlers import HANDLERS
 from .handlers.computer import computer_turn
 from .handlers.reply import act
 from .messages import outgoing, wire_bytes
-from .notices import bounce_notices, lock_notice
+from .notices import address_reply, bounce_notices, lock_notice, probe_mail, refused_notice
 from .reading import body_text, header_text
-from .reports import delivery_reports
+from .reports import bounce_tags, report_action
 from .request import Reply, Request, TokenFor
 from .screening import is_report, message_key, screen, sender_address
 from .views import board_view
@@ -120,6 +122,12 @@ def reply_error(ctx: Context, sender: str, exc: PbmError, line: str | None, usag
                                    "right_form": right})
 
 
+def proves_itself(command: Command) -> bool:
+    """Does the command carry what proves its sender (a password of an
+    account, a code), rather than make something new (signup)?"""
+    return bool(command.spec.secret_positions) and command.name != "signup"
+
+
 def is_command(line: str) -> bool:
     """Is ``line`` a whole command that reads well (``resign`` alone is a
     reply's word; ``trax resign 101 alice PW`` a command)?"""
@@ -152,20 +160,33 @@ def _usage_reply(sender: str, error: CommandError) -> Reply:
 
 
 class Pipeline:
-    def __init__(self, store: Store, config: Config, renderer: Renderer | None = None) -> None:
+    def __init__(self, store: Store, config: Config, renderer: Renderer | None = None,
+                 keys: Keyring | None = None) -> None:
         self.store = store
         self.config = config
         self.composer = Composer(config, renderer)
         self.passwords = VerifiedPasswords()
         self.positions = Positions()
+        self.keys = keys or Keyring.of(config)
 
-    def context(self, now: datetime, sender: str | None = None) -> Context:
-        """The domain context of work done at ``now`` for a mail from ``sender``."""
-        return Context(self.store, self.config, now, self.passwords, self.positions, sender)
+    def context(self, now: datetime, sender: str | None = None, *, verified: bool = False) -> Context:
+        """The domain context of work done at ``now`` for a mail from
+        ``sender`` (``verified``: by the receiving mail server)."""
+        return Context(self.store, self.config, now, self.passwords, self.positions, sender, self.keys,
+                       verified)
+
+    def unsealed(self, message: Message) -> Message:
+        """A queued reply as its recipient gets it: the secrets it carries
+        written in (the outbox does the same as it sends)."""
+        raw = self.keys.unseal(wire_bytes(message), str(message["To"]))
+        return BytesParser(policy=compat32).parsebytes(raw)
 
     # ------------------------------------------------------------------
 
-    def handle(self, raw: bytes, *, now: datetime, dry_run: bool = False) -> Result:
+    def handle(self, raw: bytes, *, now: datetime, dry_run: bool = False, vouched: bool = False) -> Result:
+        """Handle one mail (``raw``, as it arrived) as of ``now``.
+        ``vouched``: its sender is known (an operator typed the command),
+        as if the receiving mail server had authenticated it."""
         limits = self.config.limits
         too_large = len(raw) > limits.max_message_bytes
         # header values are read as text and decoded where used; a mail too
@@ -188,11 +209,15 @@ class Pipeline:
                 self.store.record_handled(key, sender, "", "dropped: " + why, now)
             return Result("dropped", key, sender, reason=why, replies=notices)
         assert sender is not None
+        verified = vouched or authres.verified(msg, sender, self.config.security.trusted_authserv_id)
         commands = None
         reply_tokens: list[str] = []
+        codes: list[tuple[int, str]] = []
+        body = ""
         if not too_large:
             subject = decode_subject(header_text(msg, "Subject"))
             body = body_text(msg)
+            codes = codes_in(_references(msg))
             if self.config.server.reply_moves:
                 reply_tokens = found_in(_references(msg), _recipients(msg))
                 if reply_tokens and is_command(first_line(body)):
@@ -200,32 +225,43 @@ class Pipeline:
             if not reply_tokens:
                 commands = parse_mail_commands(subject, body, max_commands=limits.max_command_lines)
         result = Result("handled", key, sender)
+        ctx = self.context(now, sender, verified=verified)
         # one transaction: the daily count, the commands, the record and the replies
         with transaction(self.store, dry_run=dry_run):
+            # over the sender's daily share of replies, only what a password,
+            # a reply token or a code proves is run (and answered): the
+            # share is keyed by the From header, which anyone can write
             over = self._daily_count(sender, now)
-            if over == "silent":
-                self.store.record_handled(key, sender, "", "dropped: over the daily limit", now)
-                result = Result("dropped", key, sender, reason="over the daily limit of mails answered")
+            replies: list[Reply] = []
+            if over == "notice":
+                replies.append(self._notice("errors/daily-limit.txt", sender,
+                                            cap=limits.replies_per_sender_per_day))
+            quiet = over is not None
+            confirmed = self._confirm_by_reply(ctx, codes) if codes else None
+            if confirmed is not None:
+                replies += confirmed
+                summary = "address confirmed by reply"
+                result.commands.append(("confirm address", "done"))
+            elif reply_tokens:
+                made, done = self._run_reply(ctx, reply_tokens, body, result.commands, quiet=quiet)
+                replies += made
+                summary = "; ".join(done)
+            elif commands is None:  # too big to read: one clear reply, nothing done
+                summary = "too large"
+                if not quiet:
+                    replies.append(self._notice("errors/too-large.txt", sender, size=len(raw),
+                                                limit=limits.max_message_bytes))
             else:
-                if over == "notice":
-                    summary = "over the daily limit"
-                    replies = [self._notice("errors/daily-limit.txt", sender,
-                                            cap=limits.replies_per_sender_per_day)]
-                elif reply_tokens:
-                    replies, done = self._run_reply(reply_tokens, sender, body, now, result.commands)
-                    summary = "; ".join(done)
-                elif commands is None:  # too big to read: one clear reply, nothing done
-                    summary = "too large"
-                    replies = [self._notice("errors/too-large.txt", sender, size=len(raw),
-                                            limit=limits.max_message_bytes)]
-                else:
-                    replies, done = self._run(commands, sender, now, result.commands)
-                    summary = "; ".join(done) or "no command"
-                # mail from a player whose mail bounced: it gets through again
-                bounces.mail_came(self.context(now, sender), sender)
-                messages = self.queue(replies, now, key)
-                self.store.record_handled(key, sender, summary, "handled", now)
-                result.summary, result.replies = summary, messages
+                made, done = self._run(ctx, commands, result.commands, quiet=quiet)
+                replies += made
+                summary = "; ".join(done) or "no command"
+            if quiet and not replies:
+                self.store.record_handled(key, sender, summary, "dropped: over the daily limit", now)
+                return Result("dropped", key, sender, reason="over the daily limit of mails answered",
+                              summary=summary, commands=result.commands)
+            messages = self.queue(replies, now, key)
+            self.store.record_handled(key, sender, summary, "handled", now)
+            result.summary, result.replies = summary, messages
         return result
 
     def computer_turn(self, job_id: int, answer: computer.Answer, *, now: datetime) -> Result:
@@ -263,45 +299,74 @@ class Pipeline:
             self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
         return messages
 
-    def issuer(self, now: datetime) -> Callable[[TokenFor], str]:
-        """What the composer calls to make (and store) a reply token."""
-        def issue(wanted: TokenFor) -> str:
+    def issuer(self, now: datetime) -> Callable[[TokenFor, str], str]:
+        """What the composer calls to make (and store) a reply token for
+        the copy to a recipient; it returns the token, sealed."""
+        def issue(wanted: TokenFor, recipient: str) -> str:
             ctx = self.context(now)
             if wanted.board is None:
-                return tokens.issue_digest(ctx, wanted.user_id, wanted.boards)
+                return tokens.issue_digest(ctx, wanted.user_id, wanted.boards, recipient)
             assert wanted.ply is not None
-            return tokens.issue(ctx, wanted.user_id, wanted.board, wanted.ply)
+            return tokens.issue(ctx, wanted.user_id, wanted.board, wanted.ply, recipient)
         return issue
 
     def _reports(self, msg: Message, key: str, now: datetime) -> list[Message]:
-        """A delivery report: recorded against the player it bounced for;
-        a failure stops their clock, and their opponents are told."""
+        """A delivery report that came back to one of our bounce addresses
+        (its tag checked, so it names one reply of ours and its recipient):
+        a failure asks for a probe; a probe's failure holds the player's
+        clock, and their opponents are told.  Any other report does
+        nothing."""
         ctx = self.context(now)
-        replies: list[Reply] = []
-        for report in delivery_reports(msg):
-            hold = bounces.record(ctx, report.message_id, report.recipient, report.action, report.status)
-            if hold is not None:
-                replies += bounce_notices(ctx, hold, report.status)
-        return self.queue(replies, now, key, answering="report")
+        for tag in bounce_tags(msg, self.config.server.envelope_address):
+            row = self.store.outbox_row(int(tag.partition("-")[0]))
+            if row is None or not self.keys.check_bounce_tag(tag, row["recipient"]):
+                continue
+            action, status = report_action(msg)
+            outcome = bounces.record(ctx, row, action, status)
+            if isinstance(outcome, bounces.ProbeWanted):
+                return self.queue([probe_mail(outcome)], now, bounces.probe_key(outcome.address),
+                                  answering="report")
+            if isinstance(outcome, bounces.HoldStarted):
+                return self.queue(bounce_notices(ctx, outcome), now, key, answering="report")
+            return []
+        return []
 
-    def _run_reply(self, found: list[str], sender: str, body: str, now: datetime,
-                   tally: list[tuple[str, str]]) -> tuple[list[Reply], list[str]]:
+    def _confirm_by_reply(self, ctx: Context, codes: list[tuple[int, str]]) -> list[Reply] | None:
+        """A reply to a mail that carried a confirmation code (in its
+        Message-ID), from the address it was for: the address is confirmed.
+        None when no code named is one waiting for the sender."""
+        assert ctx.sender is not None
+        for code_id, code in codes:
+            with self.store.atomic():
+                user = security.confirm_address(ctx, ctx.sender, code, code_id)
+            if user is not None:
+                bounces.authenticated(ctx, [user["id"]])
+                return [address_reply(ctx, user, "replies/address-confirmed.txt", ctx.sender)]
+        return None
+
+    def _run_reply(self, ctx: Context, found: list[str], body: str, tally: list[tuple[str, str]], *,
+                   quiet: bool = False) -> tuple[list[Reply], list[str]]:
         """A reply to a board mail or a digest: each of its lines the
         player's command for a board, in its own savepoint (each counted
-        in ``tally`` as a ``reply``)."""
-        ctx = self.context(now, sender)
+        in ``tally`` as a ``reply``).  ``quiet``: the sender is over the
+        daily share of replies: a reply whose token does not prove its
+        sender gets no answer."""
+        sender = ctx.sender
+        assert sender is not None
         replies: list[Reply] = []
         done: list[str] = []
         try:
             target = tokens.target(ctx, found, sender)
         except PbmError as exc:
             tally.append(("reply", "refused"))
-            return [reply_error(ctx, sender, exc, None)], [f"reply refused: {exc.message}"]
+            return ([] if quiet else [reply_error(ctx, sender, exc, None)]), [f"reply refused: {exc.message}"]
         if target is None:
             unknown = ReplyRefusedError("the mail you answered is not a board mail this server knows (or no "
                                         "longer does); send your move with your password in the Subject instead")
             tally.append(("reply", "refused"))
-            return [reply_error(ctx, sender, unknown, None)], ["reply to an unknown mail"]
+            return ([] if quiet else [reply_error(ctx, sender, unknown, None)]), ["reply to an unknown mail"]
+        ctx.logged_in.add(target.user["id"])  # the token and the player's own address prove the sender
+        bounces.authenticated(ctx, [target.user["id"]])
         drawn = any(load_game(ctx, n).board.variant.drawn for n in target.boards)
         read = parse_reply(body, digest=target.digest, cells=drawn, max_lines=self.config.limits.max_command_lines)
         for line in read.lines:
@@ -350,60 +415,73 @@ class Pipeline:
 
     def exec_command(self, sender: str, subject: str, body: str = "", *, now: datetime,
                      dry_run: bool = False) -> Result:
-        """A command typed by an operator: handled like a mail from ``sender``."""
+        """A command typed by an operator: handled like a mail from
+        ``sender`` that the operator vouches for (an address it names is
+        bound at once, as after a confirmation)."""
         msg = outgoing(
             sender=("", sender), recipient=self.config.server.address, subject=subject, body=body or "",
             date=format_datetime(now), message_id=make_msgid(domain=self.composer.domain), auto_reply=False,
         )
-        return self.handle(wire_bytes(msg), now=now, dry_run=dry_run)
+        return self.handle(wire_bytes(msg), now=now, dry_run=dry_run, vouched=True)
 
     # ------------------------------------------------------------------
 
-    def _run(self, commands: MailCommands, sender: str, now: datetime,
-             tally: list[tuple[str, str]]) -> tuple[list[Reply], list[str]]:
+    def _run(self, ctx: Context, commands: MailCommands, tally: list[tuple[str, str]], *,
+             quiet: bool = False) -> tuple[list[Reply], list[str]]:
         """The replies to the commands, and each command as the log shows it
-        (its name and outcome added to ``tally``)."""
+        (its name and outcome added to ``tally``).  ``quiet``: the sender
+        is over the daily share of replies: only commands that carry a
+        password or code are run, and only those that proved it are
+        answered."""
+        sender = ctx.sender
+        assert sender is not None
         replies: list[Reply] = []
         done: list[str] = []
         items = list(commands)
         if not items:
-            return [Reply("errors/no-command.txt", (sender,), {})], []
-        ctx = self.context(now, sender)
-        mailing = 0  # commands so far that sent mail to others
+            return ([] if quiet else [Reply("errors/no-command.txt", (sender,), {})]), []
         for item in items:
             if isinstance(item, CommandError):
-                replies.append(_usage_reply(sender, item))
+                if not quiet:
+                    replies.append(_usage_reply(sender, item))
                 done.append(f"error: {item.reason}")
                 tally.append((item.name or "unknown", "unreadable"))
                 continue
+            if quiet and not proves_itself(item):
+                done.append(f"{item.redacted()}: not run, over the daily limit")
+                tally.append((item.name, "refused"))
+                continue
+            ctx.logged_in.clear()
+            counted = ctx.recipients
             try:
                 handler = HANDLERS.get(item.name)
                 if handler is None:
                     raise NotAvailableError(f"the command {item.name} is not available on this server yet")
                 with self.store.atomic():
-                    made = handler(Request(ctx, sender, item, commands.comment))
-                    if any(address.lower() != sender.lower() for reply in made for address in reply.to):
-                        if mailing >= self.config.limits.mailing_commands_per_mail:
-                            raise PbmError(f"this mail has already sent mail to others for {mailing} commands, "
-                                           f"the most one mail may; send the rest in another mail")
-                        mailing += 1
-                    replies.extend(made)
+                    replies.extend(handler(Request(ctx, sender, item, commands.comment)))
                 self.positions.keep_lent()
                 done.append(item.redacted())
                 tally.append((item.name, "done"))
             except PbmError as exc:
                 self.positions.drop_lent()
+                ctx.recipients = counted
                 done.append(quoted(item, exc))
                 tally.append((item.name, "refused"))
-                # what must stand although the command was rolled back: a wrong password is counted
+                # what must stand although the command was rolled back: a
+                # wrong password is counted, and a player whose command was
+                # not run for a block is told (once a day)
                 if exc.wrong_login:
-                    lock = count_failed_login(ctx, sender, exc.failed_login)
+                    lock = count_failed_login(ctx, exc.failed_login)
                     if lock is not None:
                         replies.append(lock_notice(ctx, lock))
-                replies.append(error_reply(ctx, sender, exc, command=item))
+                if not quiet or ctx.logged_in:
+                    replies.append(error_reply(ctx, sender, exc, command=item))
+                if exc.refused_for is not None:
+                    replies += refused_notice(ctx, exc.refused_for, quoted(item, exc), exc.message)
             except BaseException:
                 self.positions.drop_lent()
                 raise
+            bounces.authenticated(ctx, ctx.logged_in)
         if commands.source in ("multiple", "body"):
             replies = self._combine(replies, sender)
         return replies, done

@@ -1,54 +1,26 @@
 """Delivery status notifications (RFC 3464) read: which of our mails they
-are about, for which recipient, and what became of it.
+are about, and what became of it.
 
 A report is a ``multipart/report`` with a ``message/delivery-status`` part
 (a block of fields about the message, then one block per recipient:
 ``Final-Recipient``, ``Action``, ``Status``) and, usually, the original
-mail or its header (``message/rfc822`` or ``text/rfc822-headers``), whose
-Message-ID names the mail of ours it is about.  Reading never raises and
-looks only a bounded way into the mail.
+mail or its header.  Which mail of ours, to whom, is told by the address
+the report came back to (:func:`bounce_tags`: our envelope sender carries
+a keyed tag, see :mod:`pbm.domain.bounces`), never by what the report
+says.  Reading never raises and looks only a bounded way into the mail.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
 from email.message import Message
 from email.parser import HeaderParser
-from email.utils import parseaddr
+from email.utils import getaddresses
 
 from .reading import leaf_parts
 
 #: The most recipients of one report that are read.
 MAX_RECIPIENTS = 20
-
-
-@dataclass(frozen=True)
-class Report:
-    """What a report says of one recipient of one of our mails."""
-
-    message_id: str
-    recipient: str | None
-    action: str  # failed | delayed | delivered | relayed | expanded
-    status: str | None
-
-
-def _original_id(msg: Message) -> str | None:
-    """The Message-ID of the mail a report returns (its header, or all of it)."""
-    for part in _parts(msg):
-        kind = part.get_content_type()
-        if kind in ("message/rfc822", "message/global"):
-            inner = part.get_payload()
-            if isinstance(inner, list) and inner and isinstance(inner[0], Message):
-                mid = inner[0].get("Message-ID")
-                if mid:
-                    return " ".join(str(mid).split())
-        elif kind in ("text/rfc822-headers", "message/global-headers"):
-            text = part.get_payload(decode=True)
-            if isinstance(text, bytes):
-                mid = HeaderParser().parsestr(text.decode("utf-8", "replace")).get("Message-ID")
-                if mid:
-                    return " ".join(str(mid).split())
-    return None
 
 
 def _parts(msg: Message) -> list[Message]:
@@ -79,23 +51,41 @@ def _status_blocks(msg: Message) -> list[Message]:
     return []
 
 
-def delivery_reports(msg: Message) -> list[Report]:
-    """What a delivery report says, per recipient, of the mail of ours it
-    returns; [] when it names no Message-ID or has no status part."""
-    message_id = _original_id(msg)
-    if not message_id:
+#: The headers that may name the address a report came back to: the
+#: intake's record of the envelope recipient, and the report's own To.
+_ENVELOPE_HEADERS = ("Delivered-To", "X-Original-To", "To")
+
+
+def bounce_tags(msg: Message, envelope: str) -> list[str]:
+    """The tags (``12-k3j...``) of our bounce address ``envelope``
+    (``pbm-bounce@x``) that this mail was sent to, as its recipient
+    headers name them; they are checked by the caller."""
+    local, _, domain = envelope.lower().rpartition("@")
+    pattern = re.compile(rf"^{re.escape(local)}\+([0-9]{{1,12}}-[a-z2-7]{{16}})@{re.escape(domain)}$")
+    found: list[str] = []
+    try:
+        values = [str(v) for name in _ENVELOPE_HEADERS for v in (msg.get_all(name) or [])]
+        for _, address in getaddresses(values[:20]):
+            m = pattern.match(address.lower())
+            if m:
+                found.append(m.group(1))
+    except Exception:  # headers too broken to read name nothing
         return []
-    out = []
-    for block in _status_blocks(msg):
-        action = str(block.get("Action", "")).strip().lower()
-        if not action:
-            continue
-        final = str(block.get("Final-Recipient") or block.get("Original-Recipient") or "")
-        named = final.split(";", 1)[-1].strip() if final else ""
-        address = parseaddr(named)[1] or named or None
-        status = str(block.get("Status", "")).strip() or None
-        out.append(Report(message_id, address, action, status))
-    return out
+    return list(dict.fromkeys(found))
 
 
-__all__ = ["Report", "delivery_reports", "leaf_parts"]
+def report_action(msg: Message) -> tuple[str, str | None]:
+    """What a report says became of the mail: ``failed`` when any recipient
+    failed, else the first action named (``delayed``, ``delivered`` ...),
+    ``unknown`` when it names none; and that block's status (cut short)."""
+    blocks = _status_blocks(msg)
+    actions = [(str(b.get("Action", "")).strip().lower(), str(b.get("Status", "")).strip()[:16] or None)
+               for b in blocks]
+    actions = [(a, s) for a, s in actions if a]
+    for action, status in actions:
+        if action == "failed":
+            return action, status
+    return actions[0] if actions else ("unknown", None)
+
+
+__all__ = ["bounce_tags", "leaf_parts", "report_action"]

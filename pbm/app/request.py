@@ -6,6 +6,7 @@ pipeline renders and stores them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -28,18 +29,37 @@ class TokenFor:
 
 
 @dataclass(frozen=True)
+class CodeFor:
+    """The confirmation code a recipient's copy carries in its Message-ID
+    (``<c-ID-CODE@domain>``), so that pressing Reply confirms the address:
+    its row and the seal that stands for it (:mod:`pbm.domain.seals`)."""
+
+    code_id: int
+    seal: str
+
+
+#: What a mail is, for the caps (:mod:`pbm.domain.postage`): ``reply`` to
+#: the sender or game mail (the default), ``others`` (mail to people who did
+#: not ask for it: messages, broadcasts, invitations, chat), ``confirm`` (a
+#: code to an address that waits for confirmation).
+REPLY_KINDS = ("reply", "others", "confirm")
+
+
+@dataclass(frozen=True)
 class Reply:
     """One mail to send: ``template`` rendered with ``context`` to ``to``.
-    ``tokens``: the recipients whose copy carries a reply token, and for
-    what; ``record``: the name of the game record attached (a finished
-    board's mail), rendered from ``replies/record.txt`` with the same
-    context."""
+    ``tokens``: the recipients whose copy carries a reply token (or a
+    confirmation code), and for what; ``record``: the name of the game
+    record attached (a finished board's mail), rendered from
+    ``replies/record.txt`` with the same context; ``kind``: see
+    :data:`REPLY_KINDS`."""
 
     template: str
     to: tuple[str, ...]
     context: dict[str, Any] = field(default_factory=dict)
-    tokens: dict[str, TokenFor] = field(default_factory=dict)
+    tokens: Mapping[str, TokenFor | CodeFor] = field(default_factory=dict)
     record: str | None = None
+    kind: str = "reply"
 
 
 @dataclass

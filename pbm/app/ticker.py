@@ -9,7 +9,7 @@ sends nothing twice.
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 from email.message import Message
 
 from pbm.domain import clocks, digests, tournaments
@@ -50,6 +50,9 @@ def tick(ctx: Context) -> list[Reply]:
         except Exception:
             ctx.positions.drop_lent()
             log.exception("the digest of user %s failed", user["id"])
+    purged = ctx.store.purge_sent(ctx.now - timedelta(days=ctx.config.outbox.keep_sent_days))
+    if purged:
+        log.info("deleted %d sent replies older than %d days", purged, ctx.config.outbox.keep_sent_days)
     try:
         with ctx.store.atomic():
             replies.extend(late_round_mail(ctx, late) for late in tournaments.late_rounds(ctx))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbm.domain import luck, scoring
+from pbm.domain import consent, luck, scoring
 from pbm.domain.boards import Game, colour_of_turn, mover_id
 from pbm.domain.clocks import BoardClock, board_clock
 from pbm.domain.context import Context
@@ -27,7 +27,7 @@ def clock_view(clock: BoardClock) -> dict[str, Any]:
         "used": {c: span(t) for c, t in clock.used.items()},
         "waiting": span(clock.waiting) if clock.waiting is not None else None,
         "away": {c: shown(t) for c, t in clock.away.items()},
-        "held": clock.held,
+        "held": {c: shown(t) for c, t in clock.held.items()},
     }
 
 
@@ -79,6 +79,7 @@ def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewe
         "winner_colour": outcome_winner,
         "reason": row["reason"],
         "rated": bool(row["rated"]),
+        "awaiting": names.get(row["challenged_id"]) if game.active and consent.awaited(row) else None,
         "moves": listed,
         "ply": board.ply,
         "after": position.ply if position is not None and not trial else None,

@@ -31,25 +31,28 @@ def login(ctx: Context, userid: UserId, password: Password, *, reset_code: bool 
     row = ctx.store.find_user(userid.key)
     if row is None or row["deleted_at"] is not None:
         raise NotAllowedError("wrong userid or password", wrong_login=True)
-    sender = ctx.sender or ""
+    lane = ctx.login_lane
     if reset_code and security.take_reset_code(ctx, row, password.reveal()):
         ctx.store.clear_login_failures(row["id"])
+        ctx.logged_in.add(row["id"])
         return row
     if row["operator_locked"]:
         raise AccountLockedError(f"the account {row['userid']} is locked by the server's operator")
-    failures = ctx.store.login_failures(sender, row["id"])
-    until = security.blocked_until(ctx, sender, failures)
+    failures = ctx.store.login_failures(lane, row["id"])
+    until = security.blocked_until(ctx, row, failures)
     if until is not None:
         raise AccountLockedError(
             f"after too many wrong passwords from your address, no password for {row['userid']} is "
-            f"checked from it until {shown(until)}"
+            f"checked from it until {shown(until)}",
+            refused_for=row["id"] if security.owns(ctx, row, ctx.sender or "") else None,
         )
     if not ctx.passwords.is_known(password.reveal(), row["password_hash"]):
         ctx.spend_password_check()
     if not ctx.passwords.check(password.reveal(), row["password_hash"]):
         raise NotAllowedError("wrong userid or password", failed_login=row["id"])
     if failures is not None:
-        ctx.store.clear_login_failures(row["id"], sender)
+        ctx.store.clear_login_failures(row["id"], lane)
+    ctx.logged_in.add(row["id"])
     return row
 
 
@@ -61,10 +64,17 @@ def new_password_hash(ctx: Context, password: Password) -> str:
     return stored
 
 
+#: The most addresses one account may have.
+MAX_ADDRESSES = 5
+
+
 def checked_addresses(addresses: tuple[str, ...], sender: str) -> list[str]:
     """The addresses an account is to have (the sender's when none are
-    given); BadAddressError for one that is no mail address."""
-    out = list(addresses) or [sender]
+    given); BadAddressError for one that is no mail address, or for more
+    than :data:`MAX_ADDRESSES`."""
+    out = list(dict.fromkeys(addresses)) or [sender]
+    if len({a.lower() for a in out}) > MAX_ADDRESSES:
+        raise BadAddressError(f"an account may have at most {MAX_ADDRESSES} addresses, not {len(out)}")
     for address in out:
         if "@" not in address or any(c in address for c in "\r\n<>,;\"' "):
             raise BadAddressError(f"{address} is not an e-mail address")

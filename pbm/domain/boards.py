@@ -102,6 +102,8 @@ def load_game(ctx: Context, number: int | str, *, game: str | None = None) -> Ga
     number = int(row["number"])
     if game is not None and row["game"] != game:
         raise WrongGameError(f"board {number} is a {row['game']} board")
+    if not ctx.positions.holds(number, row["moves"]):
+        ctx.spend_replay(len(row["moves"].split()))
     board = ctx.positions.take(number, row["moves"], row["game"], ending=row["ending"], points=row["points"])
     store = ctx.store
     loaded = Game(row, board, store.user_by_id(row["white_id"]), store.user_by_id(row["black_id"]))
@@ -140,7 +142,12 @@ def position_of(ctx: Context, ref: BoardRef, game_name: str) -> tuple[Game, Boar
         raise UnknownBoardError(
             f"board {ref.number} has only {loaded.board.ply} moves, so there is no position after move {ref.after}"
         )
-    return loaded, loaded.board.after(ref.after)
+    key = (loaded.number, loaded.row["moves"], ref.after)
+    past = ctx.past.get(key)
+    if past is None:  # replayed once per mail, however often it is asked for
+        ctx.spend_replay(ref.after)
+        past = ctx.past[key] = loaded.board.after(ref.after)
+    return loaded, past
 
 
 def checked_times(ctx: Context, nag_days: float | None, forfeit_days: float | None, total_days: float | None,
@@ -162,12 +169,14 @@ def checked_times(ctx: Context, nag_days: float | None, forfeit_days: float | No
 def new_board(ctx: Context, game_name: str, white: Row, black: Row, *, tournament: str | None = None,
               label: str | None = None, nag_days: float | None = None, forfeit_days: float | None = None,
               total_days: float | None = None, rated: bool = True, ending: str | None = None,
-              points: int | None = None, level: int | None = None) -> int:
+              points: int | None = None, level: int | None = None, challenged: Row | None = None) -> int:
     """Create a board; clock limits not given come from the config (the
     tournament ones for a tournament board), its rules (``ending``,
     ``points``) from the game type when not given.  In LuckyTrax the first
     tile is drawn.  Observers of every board of the game type observe it
-    too.  ``level``: the computer's, on a board against it."""
+    too.  ``level``: the computer's, on a board against it.
+    ``challenged``: the player whose consent the board waits for (see
+    :mod:`.consent`); None: agreed to already."""
     nag_days, forfeit_days = checked_times(ctx, nag_days, forfeit_days, total_days, tournament=tournament is not None)
     try:
         rules = Board(game_name, ending=ending, points=points)
@@ -179,7 +188,8 @@ def new_board(ctx: Context, game_name: str, white: Row, black: Row, *, tournamen
         nag_days=nag_days, forfeit_days=forfeit_days,
         total_days=total_days, rated=int(rated), created_at=now, updated_at=now, turn_since=now,
         ending=rules.ending, points=rules.points, draws=str(luck.draw_face()) if rules.variant.drawn else "",
-        level=level,
+        level=level, challenged_id=challenged["id"] if challenged is not None else None,
+        accepted_at=None if challenged is not None else now,
     )
     for w in ctx.store.auto_subscriptions(game_name):
         ctx.store.add_watch(w["user_id"], game_name, number, w["kind"])

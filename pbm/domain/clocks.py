@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from . import consent
 from .boards import Game, colour_of_turn, colour_to_move, load_game, mover_id
 from .context import Context
 from .refusals import NotAvailableError, NothingPendingError, VacationRefusedError
@@ -38,15 +39,16 @@ def paused(start: datetime, end: datetime, leave: Leave) -> timedelta:
     return total
 
 
-#: A hold still open counts as lasting until then.
+#: A period with no end (none is stored since holds end by themselves).
 OPEN_END = datetime(9999, 12, 31, tzinfo=UTC)
 
 
-def leave_of(store: Store, user_id: int) -> Leave:
+def leave_of(store: Store, user_id: int, kind: str | None = None) -> Leave:
     """The times a player's clock stands still: their vacations, and the
-    holds while mail to them bounced (:mod:`.bounces`)."""
+    holds while mail to them bounced (:mod:`.bounces`); with ``kind``
+    (``vacation``, ``hold``) only those."""
     return [(when(r["starts_at"]), when(r["ends_at"]) if r["ends_at"] else OPEN_END)
-            for r in store.leave_of(user_id)]
+            for r in store.leave_of(user_id) if kind is None or r["kind"] == kind]
 
 
 def away_until(leave: Leave, now: datetime) -> datetime | None:
@@ -72,12 +74,15 @@ class BoardClock:
     used: dict[str, timedelta]
     waiting: timedelta | None
     away: dict[str, datetime | None]
-    held: dict[str, bool]  # mail to the player bounces: their clock stands still
+    held: dict[str, datetime | None]  # mail to the player bounces: their clock stands still until then
 
 
 def board_clock(store: Store, row: Row, moves: list[Row], now: datetime) -> BoardClock:
     ids = {"white": row["white_id"], "black": row["black_id"]}
-    leave = {c: leave_of(store, uid) for c, uid in ids.items()}
+    rows = {c: store.leave_of(uid) for c, uid in ids.items()}
+    periods = {c: [(when(r["starts_at"]), when(r["ends_at"]) if r["ends_at"] else OPEN_END, r["kind"])
+                   for r in rows[c]] for c in ids}
+    leave = {c: [(a, b) for a, b, _ in periods[c]] for c in ids}
     used = {"white": timedelta(), "black": timedelta()}
     previous = when(row["created_at"])
     for m in moves:
@@ -90,8 +95,8 @@ def board_clock(store: Store, row: Row, moves: list[Row], now: datetime) -> Boar
         colour = colour_to_move(len(row["moves"].split()))
         waiting = waited(row, leave[colour], now)
         used[colour] += waiting
-    away = {c: away_until([(a, b) for a, b in leave[c] if b != OPEN_END], now) for c in ids}
-    held = {c: any(b == OPEN_END for _, b in leave[c]) for c in ids}
+    away = {c: away_until([(a, b) for a, b, kind in periods[c] if kind == "vacation"], now) for c in ids}
+    held = {c: away_until([(a, b) for a, b, kind in periods[c] if kind == "hold"], now) for c in ids}
     return BoardClock(used, waiting, away, held)
 
 
@@ -103,19 +108,28 @@ def board_clock(store: Store, row: Row, moves: list[Row], now: datetime) -> Boar
 class Due:
     """What the clock work owes a board: a reminder (``nag`` is the how
     manyth, ``waited`` and ``left`` the time so far and to the forfeit) or
-    a forfeit (``forfeit``; ``total`` when the total thinking time ran out)."""
+    a forfeit (``forfeit``; ``total`` when the total thinking time ran out;
+    ``lapse``: the game was never agreed to, and ends unrated instead)."""
 
     forfeit: bool
     total: bool = False
+    lapse: bool = False
     nag: int = 0
     waited: timedelta = timedelta()
     left: timedelta = timedelta()
 
 
+#: How long at most a forfeit waits for a player whose own address is
+#: blocked from logging in (someone may be sending wrong passwords from it).
+BLOCK_GRACE = DAY
+
+
 def due(ctx: Context, row: Row) -> Due | None:
     """What is due on an active board as of ``ctx.now``, if anything.  A
     forfeit waits while the player to move is blocked from logging in from
-    one of their own addresses (after wrong passwords from it)."""
+    one of their own addresses (after wrong passwords from it), a day at
+    most.  A board whose challenged player has not agreed to the game
+    lapses instead of forfeiting, and he gets no reminders."""
     mover = mover_id(row)
     wait = waited(row, leave_of(ctx.store, mover), ctx.now)
     forfeit = wait >= row["forfeit_days"] * DAY
@@ -124,11 +138,14 @@ def due(ctx: Context, row: Row) -> Due | None:
         clock = board_clock(ctx.store, row, ctx.store.moves_of(row["number"]), ctx.now)
         colour = colour_to_move(len(row["moves"].split()))
         total_out = forfeit = clock.used[colour] >= row["total_days"] * DAY
+    waiting_for_consent = consent.awaited(row)
     if forfeit:
-        if is_held_up(ctx, ctx.store.user_by_id(mover)):
+        if waiting_for_consent:
+            return Due(forfeit=True, lapse=True)
+        if wait < row["forfeit_days"] * DAY + BLOCK_GRACE and is_held_up(ctx, ctx.store.user_by_id(mover)):
             return None
         return Due(forfeit=True, total=total_out)
-    if wait < row["nag_days"] * DAY:
+    if wait < row["nag_days"] * DAY or (waiting_for_consent and mover == row["challenged_id"]):
         return None
     nag = int((wait - row["nag_days"] * DAY) / DAY) + 1
     if nag <= row["nags"]:
@@ -155,6 +172,9 @@ def act(ctx: Context, row: Row, what: Due) -> Acted:
         ctx.store.update_board(game.number, nags=what.nag)
         game.row["nags"] = what.nag
         return Acted(game, None, [])
+    if what.lapse:
+        challenged = game.white if game.white["id"] == row["challenged_id"] else game.black
+        return Acted(game, {"kind": "lapsed", "player": challenged["userid"]}, consent.lapse(ctx, game))
     if row["pending_kind"] == "draw" and row["pending_by"] != user["id"]:
         progress = conclude(ctx, game, None, "agreed")
         event: dict[str, object] = {"kind": "draw-at-forfeit", "player": user["userid"],

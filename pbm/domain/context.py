@@ -7,10 +7,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from pbm.config import Config
+from pbm.trax import Board
 
 from .passwords import VerifiedPasswords
 from .positions import Positions
-from .refusals import PbmError
+from .refusals import PbmError, WorkLimitError
+from .seals import Keyring
 from .store import Store
 
 
@@ -18,7 +20,13 @@ from .store import Store
 class Context:
     """``now`` is the moment of the mail (or of the clock work) being
     handled, ``sender`` the address the mail came from (None for the clock
-    work); ``passwords`` and ``positions`` live as long as the pipeline."""
+    work); ``passwords`` and ``positions`` live as long as the pipeline;
+    ``keys`` derive the secrets mails carry (:mod:`.seals`).  ``verified``:
+    the receiving mail server vouched for ``sender`` (a trusted
+    ``Authentication-Results``); otherwise the address is a claim.
+    ``logged_in``: the accounts a password or reply token proved in the
+    command under way (the pipeline clears it before each command).  The
+    counters are what this mail has cost so far, within ``[limits]``."""
 
     store: Store
     config: Config
@@ -26,7 +34,13 @@ class Context:
     passwords: VerifiedPasswords = field(default_factory=VerifiedPasswords)
     positions: Positions = field(default_factory=Positions)
     sender: str | None = None
+    keys: Keyring = field(default_factory=Keyring.ephemeral)
+    verified: bool = False
+    logged_in: set[int] = field(default_factory=set)
     password_checks: int = 0  # scrypt checks and hashes made for this mail
+    moves_replayed: int = 0  # moves the engine replayed for this mail
+    recipients: int = 0  # addresses other than the sender's this mail sent to
+    past: dict[tuple[int, str, int], Board] = field(default_factory=dict)  # positions of "show 101#N"
 
     def spend_password_check(self) -> None:
         """One more slow password check (or hash) for this mail, within
@@ -36,3 +50,23 @@ class Context:
             raise PbmError(f"this mail has already had {cap} passwords checked, the most one mail may; "
                            f"send the rest in another mail")
         self.password_checks += 1
+
+    def spend_replay(self, moves: int) -> None:
+        """``moves`` more moves replayed for this mail (loading a board, a
+        past position), within ``[limits] positions_per_mail``."""
+        cap = self.config.limits.positions_per_mail
+        if self.moves_replayed + moves > cap and self.moves_replayed > 0:
+            raise WorkLimitError(f"this mail has already asked for {self.moves_replayed} moves to be replayed, "
+                                 f"about the most one mail may ({cap}); send the rest in another mail")
+        self.moves_replayed += moves
+
+    @property
+    def login_lane(self) -> str:
+        """The key wrong passwords from this mail are counted under: the
+        sender, marked unverified when the server trusts a mail server's
+        verdict and this mail had none (so a forger never blocks the
+        owner's verified mail)."""
+        sender = (self.sender or "").lower()
+        if self.config.security.trusted_authserv_id and not self.verified:
+            return f"{sender} (unverified)"
+        return sender

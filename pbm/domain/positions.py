@@ -32,6 +32,11 @@ class Positions:
         self.kept: OrderedDict[int, tuple[str, Board]] = OrderedDict()
         self.lent: dict[int, Loaded] = {}
 
+    def holds(self, number: int, moves: str) -> bool:
+        """Is the position of board ``number`` at ``moves`` kept (no replay needed)?"""
+        entry = self.kept.get(number)
+        return entry is not None and entry[0] == moves
+
     def take(self, number: int, moves: str, variant: str, *, ending: str | None = None,
              points: int | None = None) -> Board:
         """The position of board ``number`` whose stored move list is ``moves``

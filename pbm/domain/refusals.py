@@ -16,19 +16,23 @@ class PbmError(Exception):
     shows as it stands; ``position``: a position (a ``pbm.trax.Board``) the
     reply draws instead; ``wrong_login``: a login failed, to be counted
     against its sender once the command has been rolled back, and against
-    the user ``failed_login`` (an id) when there is one.
+    the user ``failed_login`` (an id) when there is one; ``refused_for``:
+    the account (an id) whose command was not run although it may be its
+    owner's (a blocked address): the owner is told, once a day.
     """
 
     template = "error"
 
     def __init__(self, message: str = "", *, view_game: object = None, position: object = None,
-                 wrong_login: bool = False, failed_login: int | None = None) -> None:
+                 wrong_login: bool = False, failed_login: int | None = None,
+                 refused_for: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.view_game = view_game
         self.position = position
         self.wrong_login = wrong_login or failed_login is not None
         self.failed_login = failed_login
+        self.refused_for = refused_for
 
 
 class NotAllowedError(PbmError):
@@ -120,3 +124,10 @@ class DailyLimitError(PbmError):
 
 class TournamentError(PbmError):
     """A tournament command that cannot be done now (the message says why)."""
+
+
+class WorkLimitError(PbmError):
+    """One mail asked for more work than one mail may (positions replayed,
+    pictures drawn, mail to others)."""
+
+    template = "error"

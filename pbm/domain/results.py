@@ -19,27 +19,33 @@ from .tournaments import Progress, board_finished
 
 #: Why a game ended: the engine's reasons (loop, line, draw; lasttile: the
 #: 2017 limited-tiles ending; points: PointTrax) and the server's.
-REASONS = ("loop", "line", "draw", "lasttile", "points", "agreed", "resign", "cancelled", "forfeit", "adjudicated")
+REASONS = ("loop", "line", "draw", "lasttile", "points", "agreed", "resign", "cancelled", "forfeit", "adjudicated",
+           "lapsed", "declined")
+#: Ends that leave a game unrated: before both players had moved, or a
+#: challenge the player challenged never took up (:mod:`.consent`).
+UNRATED = ("cancelled", "lapsed", "declined")
 
 
 def conclude(ctx: Context, game: Game, winner: str | None, reason: str) -> list[Progress]:
     """End the game: ``winner`` is a colour (None for a draw or a
     cancellation).  A rated game (unless cancelled) updates both ratings; a
     cancelled one is no longer rated.  What its tournament did because of it
-    is returned."""
+    is returned.  A game its challenged player never agreed to is not
+    rated, however it ends."""
     assert reason in REASONS, reason
     now = stamp(ctx.now)
     ended = {"status": "finished", "winner": winner, "reason": reason, "pending_kind": None, "pending_by": None,
              "updated_at": now, "finished_at": now}
     game.row.update(ended)
-    if reason == "cancelled":
+    agreed = game.row.get("accepted_at") is not None or game.row.get("challenged_id") is None
+    if reason in UNRATED or not agreed:
         # the board mail of the cancellation still shows the game as it was
         # offered; the stored board, and every later view, is unrated
         ctx.store.update_board(game.number, **ended, rated=0)
     else:
         ctx.store.update_board(game.number, **ended)
     ctx.store.clear_pending_moves(game.number)
-    if game.row["rated"] and reason != "cancelled":
+    if game.row["rated"] and reason not in UNRATED and agreed:
         if computer.computer_in(game) is not None:  # against the computer: rated apart
             computer.record_result(ctx.store, game.row, ctx.now)
         else:

@@ -1,10 +1,13 @@
 """Reply tokens: what lets a player move by pressing Reply.
 
 Every board mail to a player (and every digest) carries, in its
-Message-ID, a token: the number of its row and a secret of 160 random bits
-in lower-case base32 (``<r-1234-SECRET@domain>``), the secret stored only
-as its SHA-256 (looked up by the row's number, compared in constant time;
-no index over random hashes to grow).  A token is bound to one player and
+Message-ID, a token: the number of its row and a secret of 160 bits in
+lower-case base32 (``<r-1234-SECRET@domain>``), the secret stored only as
+its SHA-256 (looked up by the row's number, compared in constant time; no
+index over random hashes to grow).  The secret is derived from the
+server's key, a random nonce and the recipient's address
+(:mod:`.seals`): the queued mail holds a seal in its place, and only the
+outbox, as it sends the mail, writes the secret in.  A token is bound to one player and
 one board at one move number (a digest's token to the player and each board
 it lists, at theirs).  A reply whose In-Reply-To or References (or
 recipient, when the operator gives replies a subaddress) carries a token,
@@ -17,16 +20,14 @@ else.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import hmac
 import re
-import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .context import Context
 from .refusals import ReplyRefusedError
+from .seals import Keyring, new_nonce, secret_hash
 from .store import Row
 
 #: Our Message-IDs that carry a token: <r-TOKEN@domain>.
@@ -34,29 +35,39 @@ MESSAGE_ID_PREFIX = "r-"
 _TOKEN = r"([0-9]{1,12}-[a-z2-7]{32})"
 _IN_ID = re.compile(rf"<r-{_TOKEN}@[^<>\s]+>")
 _IN_ADDRESS = re.compile(rf"\+r-{_TOKEN}@", re.IGNORECASE)
+#: A confirmation mail's Message-ID: <c-ID-CODE@domain>.
+_CODE_IN_ID = re.compile(r"<c-([0-9]{1,12})-([A-Z2-9]{5}-[A-Z2-9]{5})@[^<>\s]+>")
 
 
-def new_secret() -> str:
-    """160 random bits as 32 characters of lower-case base32."""
-    return base64.b32encode(secrets.token_bytes(20)).decode("ascii").lower()
+def _sealed(keys: Keyring, recipient: str) -> tuple[str, str]:
+    """A new token secret for ``recipient``: its hash to store, and the seal
+    the queued mail holds in its place."""
+    nonce = new_nonce()
+    return secret_hash(keys.token_secret(nonce, recipient)), keys.seal("t", nonce)
 
 
-def secret_hash(secret: str) -> str:
-    return hashlib.sha256(secret.encode("ascii")).hexdigest()
+def issue(ctx: Context, user_id: int, board: int, ply: int, recipient: str) -> str:
+    """A token for ``user_id``'s reply about ``board`` at move count ``ply``,
+    in the mail to ``recipient`` (sealed: see :mod:`.seals`)."""
+    hashed, seal = _sealed(ctx.keys, recipient)
+    return f"{ctx.store.add_reply_token(hashed, user_id, board, ply, ctx.now)}-{seal}"
 
 
-def issue(ctx: Context, user_id: int, board: int, ply: int) -> str:
-    """A token for ``user_id``'s reply about ``board`` at move count ``ply``."""
-    secret = new_secret()
-    return f"{ctx.store.add_reply_token(secret_hash(secret), user_id, board, ply, ctx.now)}-{secret}"
-
-
-def issue_digest(ctx: Context, user_id: int, boards: Sequence[tuple[int, int]]) -> str:
+def issue_digest(ctx: Context, user_id: int, boards: Sequence[tuple[int, int]], recipient: str) -> str:
     """A token for ``user_id``'s reply to a digest listing ``boards`` (number, move count)."""
-    secret = new_secret()
-    token_id = ctx.store.add_reply_token(secret_hash(secret), user_id, None, None, ctx.now)
+    hashed, seal = _sealed(ctx.keys, recipient)
+    token_id = ctx.store.add_reply_token(hashed, user_id, None, None, ctx.now)
     ctx.store.add_digest_boards(token_id, boards)
-    return f"{token_id}-{secret}"
+    return f"{token_id}-{seal}"
+
+
+def codes_in(references: Iterable[str]) -> list[tuple[int, str]]:
+    """The confirmation codes (row number, code) that these
+    In-Reply-To/References values name, newest first."""
+    found: list[tuple[int, str]] = []
+    for value in references:
+        found += reversed([(int(m.group(1)), m.group(2)) for m in _CODE_IN_ID.finditer(value)])
+    return list(dict.fromkeys(found))
 
 
 def lookup(ctx: Context, token: str) -> Row | None:

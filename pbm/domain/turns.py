@@ -14,7 +14,7 @@ from typing import Any
 from pbm.grammar import WrittenMove
 from pbm.trax import Board, TraxError, get_variant
 
-from . import luck
+from . import consent, luck
 from .boards import Game, other_colour
 from .context import Context
 from .refusals import (
@@ -121,6 +121,7 @@ def play(ctx: Context, game: Game, user: Row, text: str, turn: Turn, *, auto: bo
         else:
             follow = words
     board.play(move)
+    consent.consent(ctx, game, user, turn.events, moving=True)  # a first move agrees to the game
     _record(ctx, game, user, str(move), auto)
     turn.events.append({"kind": "move", "player": user["userid"], "move": str(move), "auto": auto, "number": board.ply})
     _scored(game, turn)
@@ -282,8 +283,15 @@ def propose(ctx: Context, game: Game, user: Row, kind: str, turn: Turn) -> None:
 
 
 def answer(ctx: Context, game: Game, user: Row, *, accept: bool, turn: Turn) -> None:
-    """Accept or reject the opponent's pending offer or take-back."""
+    """Accept or reject the opponent's pending offer or take-back; with
+    nothing pending, the player challenged accepts or declines the game."""
     kind, by = game.row["pending_kind"], game.row["pending_by"]
+    if (not kind or by == user["id"]) and consent.awaited(game.row) and game.row["challenged_id"] == user["id"]:
+        if accept:
+            consent.consent(ctx, game, user, turn.events, moving=False)
+        else:
+            turn.progress += consent.decline(ctx, game, user, turn.events)
+        return
     if not kind or by == user["id"]:
         raise NothingPendingError(f"there is no proposal from your opponent to answer on board {game.number}")
     store = ctx.store

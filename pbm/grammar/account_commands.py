@@ -112,6 +112,7 @@ class SetArgs:
 SETTINGS: dict[str, tuple[str, ...]] = {
     "pictures": ("on", "off"),
     "digest": ("off", "daily"),
+    "challenges": ("ask", "open"),
 }
 #: The hour (UTC) of a daily digest when none is given.
 DIGEST_HOUR = 7

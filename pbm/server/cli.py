@@ -55,8 +55,8 @@ def _pipeline(args: argparse.Namespace) -> tuple[Pipeline, Store]:
     return Pipeline(store, config), store
 
 
-def _report(result: Result, now: datetime) -> None:
-    sys.stdout.buffer.write(mbox(result.replies, now))
+def _report(pipeline: Pipeline, result: Result, now: datetime) -> None:
+    sys.stdout.buffer.write(mbox([pipeline.unsealed(m) for m in result.replies], now))
     sys.stdout.flush()
     note = result.status if not result.reason else f"{result.status}: {result.reason}"
     count = len(result.replies)
@@ -68,7 +68,7 @@ def cmd_process(args: argparse.Namespace) -> int:
     pipeline, store = _pipeline(args)
     now = _now(args.now)
     try:
-        _report(pipeline.handle(raw, now=now, dry_run=args.dry_run), now)
+        _report(pipeline, pipeline.handle(raw, now=now, dry_run=args.dry_run), now)
     finally:
         store.close()
     return 0
@@ -79,7 +79,7 @@ def cmd_exec(args: argparse.Namespace) -> int:
     pipeline, store = _pipeline(args)
     now = _now(args.now)
     try:
-        _report(pipeline.exec_command(args.sender, args.subject, body, now=now, dry_run=args.dry_run), now)
+        _report(pipeline, pipeline.exec_command(args.sender, args.subject, body, now=now, dry_run=args.dry_run), now)
     finally:
         store.close()
     return 0
@@ -92,7 +92,7 @@ def cmd_tick(args: argparse.Namespace) -> int:
         messages = run_tick(pipeline, now, dry_run=args.dry_run)
     finally:
         store.close()
-    sys.stdout.buffer.write(mbox(messages, now))
+    sys.stdout.buffer.write(mbox([pipeline.unsealed(m) for m in messages], now))
     sys.stdout.flush()
     print(f"pbm: clock work as of {now.isoformat()}: {len(messages)} mail{'' if len(messages) == 1 else 's'}",
           file=sys.stderr)
@@ -132,7 +132,7 @@ def cmd_failed(args: argparse.Namespace) -> int:
             return 1
         with store.atomic():
             store.mark_failed_retried(args.id, now)
-        _report(result, now)
+        _report(pipeline, result, now)
     finally:
         store.close()
     return 0
@@ -191,12 +191,14 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_bounces(args: argparse.Namespace) -> int:
+    now = datetime.now(UTC)
     with _store(args) as store:
         rows = store.bounce_summary()
     if not rows:
         print("no delivery reports")
     for r in rows:
-        held = "clock stopped" if r["held"] else "mail gets through again"
+        until = r["held_until"]
+        held = f"clock stopped until {until}" if until and when(until) > now else "no clock stopped"
         print(f"{r['address']}  ({r['userid'] or 'no account'})  {r['reports']} report(s), {r['failed'] or 0} failed; "
               f"last {r['last_at']} status {r['last_status'] or '-'}; {held}")
     return 0

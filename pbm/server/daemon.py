@@ -223,7 +223,7 @@ class Daemon:
 
     async def _open_intakes(self) -> None:
         if self.config.listen.enabled:
-            self.listener = await start_listener(self.config.listen, self.config.server.address, self.handle)
+            self.listener = await start_listener(self.config.listen, self.config.server, self.handle)
         if self.config.imap is not None:
             self.inbox = Inbox(self.config.imap, self.handle_many, self.stop)
         if self.config.web.enabled and self.web is None:

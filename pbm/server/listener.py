@@ -1,8 +1,9 @@
 """SMTP or LMTP intake (aiosmtpd): the server's own listener for incoming mail.
 
-Only the server's address is accepted as a recipient (550 otherwise), with
-or without a ``+tag`` after its local part (a reply token's subaddress: the
-recipient is handed on in a ``Delivered-To`` header); mail
+Only the server's address and its bounce address are accepted as
+recipients (550 otherwise), with or without a ``+tag`` after the local part
+(a reply token's subaddress, a bounce's tag: the recipient is handed on in
+a ``Delivered-To`` header); mail
 over the size limit is refused by aiosmtpd with 552.  A message is answered
 250 only after the pipeline has committed it (or set it aside as failed), so
 an accepted mail is never lost.
@@ -27,7 +28,7 @@ from pathlib import Path
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-from pbm.config import ListenConfig
+from pbm.config import ListenConfig, ServerConfig
 
 log = logging.getLogger("pbm.listener")
 
@@ -50,13 +51,13 @@ def _base(address: str) -> str:
 
 
 class IntakeHandler:
-    def __init__(self, address: str, handle: Handler, protocol: str = "smtp") -> None:
-        self.address = address.lower()
+    def __init__(self, addresses: tuple[str, ...], handle: Handler, protocol: str = "smtp") -> None:
+        self.addresses = {a.lower() for a in addresses}
         self.handle = handle
         self.protocol = protocol
 
     async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options):
-        if _base(address) != self.address:
+        if _base(address) not in self.addresses:
             return "550 5.1.1 No such recipient here; this server takes mail for one address only"
         envelope.rcpt_tos.append(address)
         return "250 OK"
@@ -97,9 +98,9 @@ def _clear_stale_socket(path: Path) -> None:
             path.unlink(missing_ok=True)
 
 
-async def start_listener(config: ListenConfig, address: str, handle: Handler) -> asyncio.AbstractServer:
+async def start_listener(config: ListenConfig, server_config: ServerConfig, handle: Handler) -> asyncio.AbstractServer:
     loop = asyncio.get_running_loop()
-    handler = IntakeHandler(address, handle, config.protocol)
+    handler = IntakeHandler((server_config.address, server_config.envelope_address), handle, config.protocol)
     kind = LMTP if config.protocol == "lmtp" else SMTP
 
     def protocol() -> SMTP:

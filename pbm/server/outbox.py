@@ -12,6 +12,14 @@ comes after a delay that doubles up to a maximum.  A crash between sending
 and marking can send the replies to that one mail twice; nothing is ever
 lost.
 
+Each reply goes out with an envelope sender of its own (VERP: ``[server]
+bounce_address`` tagged with the reply's number and a keyed hash of it
+and its recipient), so that a bounce names the reply it is about; a Maildir
+copy records it as ``Return-Path``.  The secrets a reply carries (its
+reply token, a one-time code) are written into it here, as it leaves: the
+database holds it sealed (:mod:`pbm.domain.seals`).  Sent replies are kept
+``[outbox] keep_sent_days`` (to match bounces to them), then deleted.
+
 In the daemon the outbox runs in a thread of its own (:meth:`Outbox.start`)
 with a database connection of its own, so sending never waits for the
 pipeline's lock and the pipeline never waits for the relay: the store's
@@ -31,11 +39,10 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
-from email.utils import parseaddr
-from functools import cached_property
 from pathlib import Path
 
 from pbm.config import Config, tls_context
+from pbm.domain.seals import Keyring
 from pbm.domain.store import Row, Store, is_busy
 
 from . import metrics
@@ -54,10 +61,12 @@ def _first_code(exc: smtplib.SMTPException) -> int:
 
 
 class Outbox:
-    def __init__(self, store: Store, config: Config, clock: Callable[[], datetime]) -> None:
+    def __init__(self, store: Store, config: Config, clock: Callable[[], datetime],
+                 keys: Keyring | None = None) -> None:
         self.store = store
         self.config = config
         self.clock = clock
+        self.keys = keys or Keyring.of(config)
         self.delay = config.outbox.retry_initial_seconds
         self._maildir: mailbox.Maildir | None = None
         # open relay connections not in use (at most ``connections`` exist)
@@ -71,9 +80,12 @@ class Outbox:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
 
-    @cached_property
-    def _envelope_sender(self) -> str:
-        return parseaddr(self.config.server.address)[1]
+    def envelope(self, row: Row) -> tuple[str, bytes]:
+        """A queued reply as it leaves: its envelope sender (the bounce
+        address tagged for it) and its bytes with its secrets written in."""
+        recipient = str(row["recipient"])
+        sender = self.keys.bounce_address(self.config.server.envelope_address, int(row["id"]), recipient)
+        return sender, self.keys.unseal(bytes(row["message"]), recipient)
 
     @property
     def uses_relay(self) -> bool:
@@ -181,20 +193,21 @@ class Outbox:
         refusal of this reply, or ("failed", why) when the relay is in trouble.
         Safe to call from several threads at once (each takes a connection
         of its own)."""
+        sender, message = self.envelope(row)
         if not self.uses_relay:
-            self._write_maildir(bytes(row["message"]))
+            self._write_maildir(f"Return-Path: <{sender}>\r\n".encode("ascii") + message)
             return "sent", ""
         smtp = None
         try:
             smtp = self._lease()
             try:
-                send_message(smtp, self._envelope_sender, row["recipient"], bytes(row["message"]))
+                send_message(smtp, sender, row["recipient"], message)
             except smtplib.SMTPServerDisconnected:
                 # the relay closed an idle connection: one fresh try
                 self._discard(smtp)
                 smtp = None
                 smtp = self._connect()
-                send_message(smtp, self._envelope_sender, row["recipient"], bytes(row["message"]))
+                send_message(smtp, sender, row["recipient"], message)
             self._give_back(smtp)
             return "sent", ""
         except (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError) as exc:

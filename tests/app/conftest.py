@@ -27,16 +27,36 @@ class Clock:
         self.now += timedelta(**delta)
 
 
+#: The authserv-id of the mail server in front of the test server (its
+#: Authentication-Results are trusted: ``[security] trusted_authserv_id``).
+AUTHSERV = "mx.pbm.test"
+
+
+def vouched(sender: str) -> str:
+    """The Authentication-Results header the server's mail server writes for
+    a mail whose From domain passed DMARC (as OpenDMARC writes it)."""
+    domain = sender.rpartition("@")[2].rstrip(">")
+    return f"{AUTHSERV}; dmarc=pass (p=none dis=none) header.from={domain}"
+
+
 @dataclass
 class Mailbox:
-    """Sends mail as a player and keeps every reply the server queued."""
+    """Sends mail as a player and keeps every reply the server queued.
+
+    Mail is sent as it arrives through the server's mail server, which
+    checked the sender's DKIM and DMARC and vouches for the From address
+    (``verified``); ``verified=False`` sends it as a forger's would
+    arrive, with nothing to vouch for it."""
 
     pipeline: Pipeline
     clock: Clock
     sent: list[EmailMessage] = field(default_factory=list)
 
-    def send(self, sender: str, subject: str, body: str = "", **headers: str) -> list[EmailMessage]:
+    def send(self, sender: str, subject: str, body: str = "", *, verified: bool = True,
+             **headers: str) -> list[EmailMessage]:
         msg = EmailMessage()
+        if verified:
+            msg["Authentication-Results"] = vouched(sender)
         msg["From"] = sender
         msg["To"] = "pbm@pbm.test"
         msg["Subject"] = subject
@@ -50,9 +70,22 @@ class Mailbox:
     def deliver(self, raw: bytes) -> list[EmailMessage]:
         result = self.result = self.pipeline.handle(raw, now=self.clock.now)
         self.clock.advance(minutes=5)
-        replies = [BytesParser(policy=policy.default).parsebytes(bytes(m)) for m in result.replies]
+        replies = [self.received(m) for m in result.replies]
         self.sent.extend(replies)
         return replies
+
+    def received(self, message: Message) -> EmailMessage:
+        """A queued reply as its recipient gets it: its secrets written in,
+        and the envelope sender it went out with as ``Return-Path``, as the
+        outbox and the recipient's mail server do."""
+        recipient = str(message["To"])
+        raw = self.pipeline.keys.unseal(bytes(message), recipient)
+        row = self.pipeline.store.db.execute("SELECT id FROM outbox WHERE message_id = ? AND recipient = ?",
+                                             (str(message["Message-ID"]), recipient)).fetchone()
+        if row is not None:
+            envelope = self.pipeline.config.server.envelope_address
+            raw = f"Return-Path: <{self.pipeline.keys.bounce_address(envelope, row[0], recipient)}>\r\n".encode() + raw
+        return BytesParser(policy=policy.default).parsebytes(raw)
 
     result: Result | None = None
 
@@ -89,6 +122,7 @@ def server_config(folder: Path, limits: str = "") -> Config:
     in its [limits] section."""
     path = folder / "pbm.toml"
     path.write_text('[server]\naddress = "pbm@pbm.test"\nname = "Trax PBM"\ndatabase = "pbm.sqlite3"\n'
+                    f'[security]\ntrusted_authserv_id = "{AUTHSERV}"\n'
                     + (f"[limits]\n{limits}\n" if limits else ""))
     return load_config(path)
 

@@ -36,15 +36,20 @@ def client_reply(original: Message, sender: str, first_lines: str, *, when, to: 
     return bytes(msg)
 
 
-def delivery_report(original: Message, *, action: str = "failed", status: str = "5.1.1", when) -> bytes:
+def delivery_report(original: Message, *, action: str = "failed", status: str = "5.1.1", when,
+                    to: str | None = None) -> bytes:
     """A mail server's report that ``original`` (one of our mails) could
     not be delivered (RFC 3464), with the original's header returned, as
-    Postfix writes one."""
+    Postfix writes one: to the envelope sender of the original (its
+    ``Return-Path``), or to ``to``."""
     recipient = str(original["To"])
-    header = "".join(f"{k}: {v}\r\n" for k, v in original.items())
+    back = to or str(original["Return-Path"]).strip("<>")
+    header = "".join(f"{k}: {v}\r\n" for k, v in original.items() if k != "Return-Path")
     text = (
+        "Return-Path: <>\r\n"
+        f"Delivered-To: {back}\r\n"
         "From: Mail Delivery System <MAILER-DAEMON@mx.example.org>\r\n"
-        "To: pbm@pbm.test\r\n"
+        f"To: {back}\r\n"
         "Subject: Undelivered Mail Returned to Sender\r\n"
         f"Date: {format_datetime(when)}\r\n"
         f"Message-ID: {make_msgid(domain='mx.example.org')}\r\n"

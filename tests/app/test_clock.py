@@ -33,11 +33,19 @@ def board_row(mail, number=101):
     return mail.pipeline.store.board(number)
 
 
+def accepted(mail, number=101, who="bob", password="banana"):
+    """The player challenged takes up the challenge (the game is rated and
+    timed from here; see test_consent.py for the games nobody agreed to)."""
+    mail.send(f"{who}@example.org", f"trax move {number} {who} {password} accept")
+
+
 @pytest.fixture
 def game(players):
-    """Board 101, alice (white) to move, created at players.clock.now."""
+    """Board 101, alice (white) to move, created at players.clock.now and
+    accepted by bob at once."""
     players.send("carol@example.org", "trax challenge alice bob apple")
     players.start = players.clock.now - timedelta(minutes=5)
+    accepted(players)
     return players
 
 
@@ -92,6 +100,7 @@ def test_a_forfeit_at_twenty_one_days_is_a_rated_loss_told_to_everyone(game):
 
 def test_an_unrated_game_lost_on_time_leaves_the_ratings_alone(players):
     players.send("alice@example.org", "trax challenge alice bob apple -unrated")
+    accepted(players)
     start = players.clock.now
     mails = at(players, start, days=22)
     assert "Game won by bob (by forfeit)." in flat(mails[0])
@@ -113,6 +122,7 @@ def test_challenge_options_set_the_clock_of_one_board(players):
     replies = players.send("alice@example.org", "trax challenge alice bob apple --nagtime=2 --forfeittime=4")
     assert "a reminder after 2 days without a move, a loss by forfeit after 4 days" in flat(replies[0])
     start = players.clock.now - timedelta(minutes=5)
+    accepted(players)
     assert at(players, start, days=1, hours=23) == []
     assert at(players, start, days=2)[0]["Subject"] == "Nag: Trax Board 101 alice"
     assert "alice made no move for 4 days" in flat(at(players, start, days=4)[0])
@@ -186,15 +196,15 @@ def test_a_vacation_pauses_the_clock_and_the_opponents_are_told(game):
     game.clock.now = moved + timedelta(days=2)
     replies = game.send("bob@example.org", "vacation bob banana 10")
     assert [to_of(r) for r in replies] == ["bob@example.org", "alice@example.org"]
-    assert replies[0]["Subject"] == "Trax PBM: vacation until 2026-03-13 12:15 UTC"
+    assert replies[0]["Subject"] == "Trax PBM: vacation until 2026-03-13 12:20 UTC"
     assert "Vacation days this calendar year: 10 of 30 used, 20 left" in flat(replies[0])
     assert "banana" not in replies[0].as_string()
     notice = flat(replies[1])
-    assert "your opponent bob is on vacation until 2026-03-13 12:15 UTC" in notice
+    assert "your opponent bob is on vacation until 2026-03-13 12:20 UTC" in notice
     assert "Their clock is stopped on board 101" in notice
     # the board mail shows it
     shown = game.send("alice@example.org", "trax show 101")
-    assert "bob is on vacation until 2026-03-13 12:15 UTC; their clock is stopped." in text_of(shown[0])
+    assert "bob is on vacation until 2026-03-13 12:20 UTC; their clock is stopped." in text_of(shown[0])
     # 2 days before, 10 away: the 7th day of waiting is 5 days after the vacation
     assert at(game, moved, days=16, hours=23) == []
     assert at(game, moved, days=17)[0]["Subject"] == "Nag: Trax Board 101 bob"

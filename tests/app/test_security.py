@@ -15,7 +15,7 @@ from pbm.config import load_config
 from pbm.domain.store import Store
 from pbm.domain.times import when
 
-from .conftest import Clock, Mailbox, flat, is_error, text_of, to_of
+from .conftest import AUTHSERV, Clock, Mailbox, flat, is_error, text_of, to_of
 
 
 def code_in(msg) -> str:
@@ -31,6 +31,7 @@ def strict(tmp_path):
     path.write_text(
         '[server]\naddress = "pbm@pbm.test"\nname = "Trax PBM"\ndatabase = "pbm.sqlite3"\n'
         "[limits]\nreplies_per_sender_per_day = 3\nbroadcasts_per_day = 1\nmax_message_bytes = 3000\n"
+        f'[security]\ntrusted_authserv_id = "{AUTHSERV}"\n'
     )
     config = load_config(path)
     store = Store(config.server.database)
@@ -103,12 +104,25 @@ def test_a_stranger_guessing_for_days_neither_locks_out_nor_forfeits_the_owner(p
 
 def test_too_many_wrong_passwords_from_one_sender_for_anyone_stop_its_checks_for_the_day(players):
     store = players.pipeline.store
-    for i in range(20):
-        players.send("mallory@evil.test", f"trax limit user{i % 3} guess{i} 5")  # no such users, or wrong
+    for name in ("carol", "dave", "erin"):
+        players.send(f"{name}@example.org", f"signup {name} {name}-pw")
+    for i in range(20):  # wrong passwords for four other players, five each
+        players.send("mallory@evil.test", f"trax limit {['bob', 'carol', 'dave', 'erin'][i % 4]} guess{i} 5")
     replies = players.send("mallory@evil.test", "signoff alice apple")
     assert "checked from it until 2026-03-02 00:00 UTC" in flat(replies[0])
     assert not store.find_user("alice")["signed_off"]
     assert not is_error(players.send("alice@example.org", "trax limit alice apple 5")[0])
+
+
+def test_guessed_userids_from_a_players_address_cost_nothing_and_block_nothing(players):
+    """Twenty wrong logins for made-up userids, forged from alice's address,
+    once blocked every password command of alice's until midnight."""
+    for i in range(40):
+        replies = players.send("alice@example.org", f"trax limit nobody{i} guess{i} 5", verified=False)
+        assert "wrong userid or password" in flat(replies[0])
+    assert players.pipeline.store.sender_failures("alice@example.org", "2026-03-01") == 0
+    assert not is_error(players.send("alice@example.org", "trax limit alice apple 5")[0])
+    assert not is_error(players.send("alice@example.org", "trax limit alice apple 6", verified=False)[0])
 
 
 def test_a_wrong_password_in_a_multiple_mail_is_counted_though_its_command_is_rolled_back(players):
@@ -119,7 +133,8 @@ def test_a_wrong_password_in_a_multiple_mail_is_counted_though_its_command_is_ro
 
 def test_no_board_is_forfeited_while_its_players_own_address_is_blocked(players):
     players.send("alice@example.org", "trax challenge alice bob apple")
-    players.send("alice@example.org", "trax move 101 alice apple @0+")  # bob to move: 21 days to a forfeit
+    players.send("alice@example.org", "trax move 101 alice apple @0+")
+    players.send("bob@example.org", "trax move 101 bob banana accept")  # bob to move: 21 days to a forfeit
     due = when(players.pipeline.store.board(101)["turn_since"]) + timedelta(days=21)
     players.clock.now = due - timedelta(minutes=20)
     for i in range(5):  # each mail moves the clock 5 minutes: the fifth, at the forfeit time, blocks bob

@@ -31,7 +31,7 @@ from pbm.grammar import REGISTRY
 from pbm.server.computer import search
 from pbm.trax import Board
 
-from .conftest import Clock, Mailbox, is_error, server_config, text_of
+from .conftest import Clock, Mailbox, is_error, server_config, text_of, to_of
 from .replies import client_reply, delivery_report
 
 # Real-looking long userids (the longest a userid may be is 32 characters)
@@ -209,7 +209,8 @@ def accounts_and_games(s: Session) -> None:
     board_mail = next(m for m in reversed(s.mail.sent) if "Board 106" in str(m["Subject"])
                       and str(m["Message-ID"]).startswith("<r-"))
     s.mail.deliver(client_reply(board_mail, "someone.else@another.example.org", "C3/", when=s.mail.clock.now))
-    s.mail.deliver(delivery_report(board_mail, when=s.mail.clock.now))
+    (probe,) = s.mail.deliver(delivery_report(board_mail, when=s.mail.clock.now))
+    s.mail.deliver(delivery_report(probe, when=s.mail.clock.now))  # the probe bounces too: the clock is held
     s.send(ALICE, f"set {ALICE} {pw(ALICE)} digest daily 0")
     s.send(CAROL, "trax standings")
     s.send(CAROL, "trax history")
@@ -239,9 +240,11 @@ def errors(s: Session) -> None:
     s.send(to_move, f"trax move 101 {to_move} {pw(to_move)} accept", error=True)  # nothing pending
     s.send(ALICE, f"signup {ALICE} another-password", error=True)  # userid taken
     s.send(ALICE, "signup newcomer_with_a_long_name pw-abcdefg not-an-address", error=True)  # usage
-    for n in range(3):  # an address asked three times to confirm an account: no fourth time today
-        s.send(f"sender{n}@example.org", f"signup asked_for_the_{n}th_time pw-asked-{n} target@elsewhere.example.org")
-    s.send("sender9@example.org", "signup asked_once_too_often pw-asked-9 target@elsewhere.example.org", error=True)
+    # an address asked once today to confirm an account: no second time today (the welcome says so)
+    s.send("sender0@example.org", "signup asked_for_the_first_time pw-asked-0 target@elsewhere.example.org")
+    s.send("sender9@example.org", "signup asked_once_too_often pw-asked-9 target@elsewhere.example.org")
+    five = " ".join(f"extra{n}@addresses.example.org" for n in range(5))
+    s.send(ALICE, f"add {ALICE} {pw(ALICE)} {five}", error=True)  # six addresses: one too many
     s.send(CAROL, f"trax reject {CAROL} {pw(CAROL)}")
     s.send(ALICE, f"trax challenge {ALICE} {CAROL} {pw(ALICE)}", error=True)  # challenge refused
     s.send(BOB, f"vacation {BOB} {pw(BOB)} 200", error=True)  # vacation refused
@@ -265,6 +268,17 @@ def accounts_ending(s: Session) -> None:
     for _ in range(12):
         replies = s.mail.send("stranger@nowhere.example.net", f"trax resign 101 {BOB} guessing-{_}")
         assert replies
+    # wrong passwords from one of bob's own addresses: his next command from it is not run, and he
+    # hears of it at his other address
+    second = "bartholomews.second.address@correspondence.example-club.org"
+    s.send(BOB, f"add {BOB} {pw(BOB)} {second}")
+    code = re.search(r"confirm address ([A-Z0-9-]+)", str(s.mail.sent[-1]["Subject"]))
+    assert code, s.mail.sent[-1]["Subject"]
+    s.send(second, f"confirm address {code.group(1)}")
+    for _ in range(6):
+        s.send(BOB, f"trax limit {BOB} typo-{_} 7", error=True)
+    s.send(BOB, f"trax limit {BOB} {pw(BOB)} 7", error=True)
+    assert any(str(m["Subject"]).endswith("was not run") and to_of(m) == second for m in s.mail.sent)
 
 
 def clocks(s: Session) -> None:

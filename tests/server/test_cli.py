@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from pbm.config import load_config
+from pbm.domain.seals import Keyring
 from pbm.domain.store import Store
 
 from ..app.conftest import is_error
@@ -218,14 +220,25 @@ def test_operator_tools_list_the_addresses_that_bounce(site):
     run("exec", "--config", "pbm.toml", "--from", "alice@example.org", "signup alice apple", cwd=site)
     run("exec", "--config", "pbm.toml", "--from", "bob@example.org", "signup bob banana", cwd=site)
     run("exec", "--config", "pbm.toml", "--from", "alice@example.org", "trax challenge alice bob apple", cwd=site)
-    store = Store(site / "game.sqlite3")
-    try:
-        board_mail = [r for r in store.db.query("SELECT * FROM outbox WHERE recipient = 'bob@example.org'")][-1]
-    finally:
-        store.close()
-    report = delivery_report(message_from_bytes(board_mail["message"], policy=policy.default),
-                             when=datetime.now(UTC))
-    done = run("process", "--config", "pbm.toml", "-", cwd=site, stdin=report)
-    assert done.returncode == 0 and b"dropped:" in done.stderr
+    config = load_config(site / "pbm.toml")
+    keys = Keyring.of(config)
+
+    def bounce_last(where: str) -> subprocess.CompletedProcess:
+        """A report that the last reply queued to bob (``where``) bounced,
+        sent back to that reply's own bounce address."""
+        store = Store(site / "game.sqlite3")
+        try:
+            row = list(store.db.query(f"SELECT * FROM outbox WHERE recipient = 'bob@example.org' {where}"))[-1]
+        finally:
+            store.close()
+        original = message_from_bytes(row["message"], policy=policy.default)
+        back = keys.bounce_address(config.server.envelope_address, row["id"], "bob@example.org")
+        return run("process", "--config", "pbm.toml", "-", cwd=site,
+                   stdin=delivery_report(original, when=datetime.now(UTC), to=back))
+
+    done = bounce_last("")
+    assert done.returncode == 0 and b"dropped:" in done.stderr and b"1 reply" in done.stderr  # the probe
+    assert "no clock stopped" in run("bounces", "--config", "pbm.toml", cwd=site).stdout.decode()
+    bounce_last("AND message_key LIKE 'probe:%'")
     shown = run("bounces", "--config", "pbm.toml", cwd=site).stdout.decode()
-    assert shown.startswith("bob@example.org  (bob)  1 report(s), 1 failed;") and "clock stopped" in shown
+    assert shown.startswith("bob@example.org  (bob)  2 report(s), 2 failed;") and "clock stopped until" in shown

@@ -3,10 +3,12 @@ messages, help."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
-from pbm.domain import security
+from pbm.domain import postage, security
 from pbm.domain.accounts import (
+    MAX_ADDRESSES,
     account_addresses,
     checked_addresses,
     game_addresses,
@@ -16,7 +18,7 @@ from pbm.domain.accounts import (
 )
 from pbm.domain.boards import load_games, opponents_in_play, selected
 from pbm.domain.clocks import book_vacation
-from pbm.domain.refusals import DailyLimitError, NotAvailableError, PbmError, UseridTakenError
+from pbm.domain.refusals import BadAddressError, DailyLimitError, NotAvailableError, PbmError, UseridTakenError
 from pbm.domain.results import forfeit
 from pbm.domain.store import Row
 from pbm.domain.times import shown
@@ -24,17 +26,19 @@ from pbm.domain.tournaments import Progress
 from pbm.trax import VARIANTS
 
 from ..help import UnknownTopicError, help_context, resolve_topics
-from ..notices import board_mail, confirmation_mail, reset_code_mail, tournament_news
+from ..notices import address_reply, board_mail, confirmation_mail, reset_code_mail, tournament_news
 from ..request import Reply, Request
 
 
-def _addresses_reply(req: Request, user: Row, template: str) -> Reply:
-    rows = req.store.address_rows(user["id"])
-    return Reply(template, account_addresses(req.store, user, req.sender), {
-        "userid": user["userid"],
-        "addresses": [r["address"] for r in rows if r["confirmed"]],
-        "waiting": [r["address"] for r in rows if not r["confirmed"]],
-    })
+def _addresses_reply(req: Request, user: Row, template: str,
+                     asked: security.Confirmations | None = None) -> Reply:
+    return address_reply(req.ctx, user, template, req.sender, asked)
+
+
+def _bound_now(req: Request, addresses: list[str]) -> list[str]:
+    """The addresses bound without a confirmation round: the sender's own,
+    when the receiving mail server vouched for it."""
+    return [a for a in addresses if req.ctx.verified and a.lower() == req.sender.lower()]
 
 
 def signup(req: Request) -> list[Reply]:
@@ -47,10 +51,14 @@ def signup(req: Request) -> list[Reply]:
         raise UseridTakenError(f"the userid {a.userid} is taken; choose another")
     req.store.add_daily_count("signup", req.sender, day)
     addresses = checked_addresses(a.addresses, req.sender)
+    bound = _bound_now(req, addresses)
     user = req.store.create_user(a.userid.typed, a.userid.key, new_password_hash(req.ctx, a.password), addresses,
-                                 req.now)
-    codes = security.await_confirmation(req.ctx, user, addresses, req.sender)
-    return [_addresses_reply(req, user, "replies/welcome.txt"), *(confirmation_mail(c, req.sender) for c in codes)]
+                                 req.now, confirmed=bound)
+    req.ctx.logged_in.add(user["id"])
+    waiting = [x for x in addresses if x not in bound]
+    asked = security.await_confirmation(req.ctx, user, waiting, req.sender)
+    return [_addresses_reply(req, user, "replies/welcome.txt", asked),
+            *(confirmation_mail(c, req.sender) for c in asked.mailed)]
 
 
 def addresses(req: Request) -> list[Reply]:
@@ -62,12 +70,16 @@ def addresses(req: Request) -> list[Reply]:
     confirmed = {x.lower() for x in req.store.confirmed_addresses(user["id"])}
     before = account_addresses(req.store, user, req.sender)  # the old addresses hear of the change too
     final = [*old, *new] if req.command.name == "add" else new
-    req.store.replace_addresses(user["id"], final)
-    fresh = [x for x in req.store.addresses_of(user["id"]) if x.lower() not in confirmed]
-    codes = security.await_confirmation(req.ctx, user, fresh, req.sender)
-    reply = _addresses_reply(req, user, "replies/addresses.txt")
+    if len({x.lower() for x in final}) > MAX_ADDRESSES:
+        raise BadAddressError(f"an account may have at most {MAX_ADDRESSES} addresses; {user['userid']} "
+                              f"would have {len({x.lower() for x in final})}")
+    req.store.replace_addresses(user["id"], final, _bound_now(req, final))
+    fresh = [x for x in req.store.addresses_of(user["id"])
+             if x.lower() not in confirmed and x.lower() not in {b.lower() for b in _bound_now(req, final)}]
+    asked = security.await_confirmation(req.ctx, user, fresh, req.sender)
+    reply = _addresses_reply(req, user, "replies/addresses.txt", asked)
     to = tuple(dict.fromkeys([*before, *reply.to]))
-    return [Reply(reply.template, to, reply.context), *(confirmation_mail(c, req.sender) for c in codes)]
+    return [replace(reply, to=to), *(confirmation_mail(c, req.sender) for c in asked.mailed)]
 
 
 def change_password(req: Request) -> list[Reply]:
@@ -124,9 +136,12 @@ def settings(req: Request) -> list[Reply]:
         req.store.set_pictures(user["id"], a.value == "on")
     elif a.setting == "digest":
         req.store.set_digest(user["id"], a.hour if a.value == "daily" else None)
+    elif a.setting == "challenges":
+        req.store.set_open_challenges(user["id"], a.value == "open")
     user = req.store.user_by_id(user["id"])
     values = {"pictures": "on" if user["pictures"] else "off",
-              "digest": "off" if user["digest_hour"] is None else f"daily at {user['digest_hour']:02d}:00 UTC"}
+              "digest": "off" if user["digest_hour"] is None else f"daily at {user['digest_hour']:02d}:00 UTC",
+              "challenges": "open" if user["open_challenges"] else "ask"}
     return [Reply("replies/settings.txt", account_addresses(req.store, user, req.sender),
                   {"userid": user["userid"], "changed": a.setting, "settings": values})]
 
@@ -138,38 +153,50 @@ def list_games(req: Request) -> list[Reply]:
 
 
 def message(req: Request) -> list[Reply]:
+    """The body to the users named, each recipient counted against the
+    sender's and their own daily share of mail from others."""
     a = req.args
     user = login(req.ctx, a.userid, a.password)
-    recipients = [live_user(req.ctx, u) for u in a.recipients]
-    to: list[str] = []
+    recipients = list({r["id"]: r for r in (live_user(req.ctx, u) for u in a.recipients)}.values())
+    owner: dict[str, str] = {}
     for r in recipients:
-        to.extend(req.store.confirmed_addresses(r["id"]))
-    return [
-        Reply("replies/message.txt", tuple(dict.fromkeys(to)),
-              {"from": user["userid"], "to": [r["userid"] for r in recipients], "comment": req.comment}),
-        req.to_sender("replies/message-sent.txt", to=[r["userid"] for r in recipients]),
-    ]
+        for address in game_addresses(req.store, r):
+            owner.setdefault(address, r["userid"])
+    sent = postage.to_others(req.ctx, user["id"], owner)
+    reached = list(dict.fromkeys(owner[x] for x in sent.to))
+    missed = [r["userid"] for r in recipients if r["userid"] not in reached]
+    replies = [req.to_sender("replies/message-sent.txt", to=reached, missed=missed)]
+    if sent.to:
+        replies.insert(0, Reply("replies/message.txt", sent.to,
+                                {"from": user["userid"], "to": reached, "comment": req.comment}, kind="others"))
+    return replies
 
 
 def broadcast(req: Request) -> list[Reply]:
+    """The body to every player who takes game mail, from an account with a
+    confirmed address; a recipient who had their share of mail from
+    others today is left out."""
     a = req.args
     user = login(req.ctx, a.userid, a.password)
     cap = req.config.limits.broadcasts_per_day
     if cap == 0:
         raise NotAvailableError("broadcasts are turned off on this server")
-    day = req.now.date().isoformat()
-    if req.store.broadcasts_since(user["id"], req.now - timedelta(days=1)) >= cap \
-            or req.store.daily_count("broadcast", req.sender, day) >= cap:
+    if not req.store.confirmed_addresses(user["id"]):
+        raise NotAvailableError(f"{user['userid']} has no confirmed address yet; confirm one before "
+                                f"broadcasting")
+    if req.store.broadcasts_since(user["id"], req.now - timedelta(days=1)) >= cap:
         raise DailyLimitError(f"you have sent {cap} broadcasts in the last 24 hours, the most this server allows")
     req.store.record_broadcast(user["id"], req.now)
-    req.store.add_daily_count("broadcast", req.sender, day)
+    own = game_addresses(req.store, user)
     to: list[str] = []
     for other in req.store.all_users():
-        if not other["signed_off"]:
-            to.extend(req.store.confirmed_addresses(other["id"]))
-    # one copy per address: each mail shows only its own recipient
-    return [Reply("replies/broadcast.txt", (address,), {"from": user["userid"], "comment": req.comment})
-            for address in dict.fromkeys(to)]
+        if other["id"] != user["id"]:
+            to.extend(game_addresses(req.store, other))
+    sent = postage.to_others(req.ctx, user["id"], [a for a in to if a not in own], exempt_from_account_cap=True)
+    # one copy per address (the sender's own too): each mail shows only its own recipient
+    return [Reply("replies/broadcast.txt", (address,), {"from": user["userid"], "comment": req.comment},
+                  kind="others")
+            for address in dict.fromkeys([*own, *sent.to])]
 
 
 def help_command(req: Request) -> list[Reply]:
@@ -185,14 +212,16 @@ def password_reset(req: Request) -> list[Reply]:
     """A one-time code to the account's confirmed addresses; the sender is
     told the same whether or not the account exists."""
     user = req.store.find_user(req.args.userid.key)
-    issued = security.issue_reset_code(req.ctx, user) if user is not None else None
-    mails = [reset_code_mail(req.ctx, issued, req.sender)] if issued is not None else []
+    issued = security.issue_reset_codes(req.ctx, user) if user is not None else []
+    mails = [reset_code_mail(code, req.sender) for code in issued]
     return [req.to_sender("replies/reset-requested.txt", userid=str(req.args.userid)), *mails]
 
 
 def confirm_address(req: Request) -> list[Reply]:
     """The code came back from the address it was sent to: game mail may go there."""
     user = security.confirm_address(req.ctx, req.sender, req.args.code.reveal())
+    if user is not None:
+        req.ctx.logged_in.add(user["id"])  # the code proves the sender
     if user is None:
         raise PbmError("that code is not one waiting for this address: a code works only from the address it "
                        "was mailed to, once, for 7 days (the account owner can ask for a new one by adding "

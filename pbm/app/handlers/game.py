@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from pbm.domain import challenges, computer, luck
+from pbm.domain import challenges, computer, consent, luck, postage
 from pbm.domain.accounts import game_addresses, live_user, login
 from pbm.domain.boards import (
     Game,
@@ -60,16 +60,20 @@ def challenge(req: Request) -> list[Reply]:
     level = computer.check_challenge(ctx, white, black, a.level, a.password is not None)
     challenges.check_players(ctx, game_name, white, black)
     checked_times(ctx, a.nag_days, a.forfeit_days, a.total_days)
-    if a.password is None:
+    if a.password is None:  # an invitation: the players hear of it, within their share of mail from others
         challenges.invite(ctx, white, black)
-        to = [*game_addresses(req.store, white), *game_addresses(req.store, black), req.sender]
-        return [Reply("replies/invitation.txt", tuple(dict.fromkeys(to)), {
+        to = [*game_addresses(req.store, white), *game_addresses(req.store, black)]
+        sent = postage.to_others(ctx, None, to)
+        return [Reply("replies/invitation.txt", tuple(dict.fromkeys([*sent.to, req.sender])), {
             "title": get_variant(game_name).title, "game": game_name, "white": white["userid"],
             "black": black["userid"], "sender": req.sender, "options": _options(req),
-        })]
+        }, kind="others")]
     rated = a.rated and (level is None or ctx.config.computer.rated == "apart")
+    other = black if white["userid"] == author else white
+    challenged = consent.waits_for(ctx, other, level)
     number = new_board(ctx, game_name, white, black, nag_days=a.nag_days, forfeit_days=a.forfeit_days,
-                       total_days=a.total_days, rated=rated, ending=a.ending, points=a.points, level=level)
+                       total_days=a.total_days, rated=rated, ending=a.ending, points=a.points, level=level,
+                       challenged=challenged)
     mail = board_mail(ctx, load_game(ctx, number), template="replies/new-board.txt", comment=req.comment,
                       author=author)
     # whoever sent the challenge hears that it worked, player or not
@@ -165,8 +169,12 @@ def chat(req: Request) -> list[Reply]:
     """A word to the players and observers of a board, from one of them."""
     a = req.args
     game, user = member_game(req.ctx, a.board, a.userid, a.password, req.game)
-    return [Reply("replies/chat.txt", watchers(req.ctx, game, results_only=False),
-                  {"view": board_view(req.ctx, game), "from": user["userid"], "comment": req.comment}),
+    everyone = watchers(req.ctx, game, results_only=False)
+    sent = postage.to_others(req.ctx, user["id"], everyone)  # counted like any mail to others
+    to = tuple(x for x in everyone if x in sent.to or x.lower() == req.sender.lower())
+    return [Reply("replies/chat.txt", to,
+                  {"view": board_view(req.ctx, game), "from": user["userid"], "comment": req.comment},
+                  kind="others"),
             *chat_answer(req.ctx, req.sender, game.number)]
 
 
@@ -174,23 +182,25 @@ def show(req: Request) -> list[Reply]:
     a = req.args
     ctx = req.ctx
     views = []
-    for ref in a.boards:
+    for ref in a.boards[: req.config.limits.boards_per_show]:  # no more are drawn: none more loaded
         game, position = position_of(ctx, ref, req.game)
         views.append(board_view(ctx, game, position=position, observers=True))
     users = [live_user(ctx, u) for u in a.userids]
     rows = selected(ctx, req.game, users, a.selection, "active") if users else []
-    return [_show(req, views, rows, [u["userid"] for u in users], get_variant(req.game).title)]
+    return [_show(req, views, rows, [u["userid"] for u in users], get_variant(req.game).title,
+                  named=len(a.boards))]
 
 
 def _show(req: Request, views: list[dict[str, Any]], rows: list[Row], userids: list[str], title: str,
-          viewer: Row | None = None) -> Reply:
-    """The show reply: the boards named, then those selected, at most
-    ``[limits] boards_per_show`` of them drawn."""
+          viewer: Row | None = None, named: int | None = None) -> Reply:
+    """The show reply: the boards named (``named`` of them asked for, when
+    more than ``views``), then those selected, at most ``[limits]
+    boards_per_show`` of them drawn."""
     most = req.config.limits.boards_per_show
     shown = views[:most]
     loaded = rows[: max(most - len(shown), 0)]
     shown += [board_view(req.ctx, g, viewer=viewer, observers=True) for g in load_games(req.ctx, loaded)]
-    left_out = len(views) + len(rows) - len(shown)
+    left_out = max(named or 0, len(views)) + len(rows) - len(shown)
     return req.to_sender("replies/show.txt", views=shown, title=title, userids=userids, left_out=left_out)
 
 
@@ -199,12 +209,13 @@ def showas(req: Request) -> list[Reply]:
     ctx = req.ctx
     user = login(ctx, a.userid, a.password)
     views = []
-    for ref in a.boards:
+    for ref in a.boards[: req.config.limits.boards_per_show]:
         game, position = position_of(ctx, ref, req.game)
         views.append(board_view(ctx, game, position=position, viewer=user if game.colour_of(user) else None,
                                 observers=True))
     rows = [] if a.boards else selected(ctx, req.game, [user], a.selection, "active")
-    return [_show(req, views, rows, [user["userid"]], get_variant(req.game).title, viewer=user)]
+    return [_show(req, views, rows, [user["userid"]], get_variant(req.game).title, viewer=user,
+                  named=len(a.boards))]
 
 
 def all_show(req: Request) -> list[Reply]:

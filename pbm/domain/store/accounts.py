@@ -26,10 +26,11 @@ class AccountTables(StoreBase):
         assert row is not None, user_id
         return row
 
-    def create_user(self, userid: str, key: str, password_hash: str, addresses: list[str], now: datetime) -> Row:
+    def create_user(self, userid: str, key: str, password_hash: str, addresses: list[str], now: datetime,
+                    confirmed: Iterable[str] = ()) -> Row:
         user_id = self._insert("users", {"userid": userid, "key": key, "password_hash": password_hash,
                                          "created_at": stamp(now)})
-        self.replace_addresses(user_id, addresses)
+        self.replace_addresses(user_id, addresses, confirmed)
         return self.user_by_id(user_id)
 
     def all_users(self) -> list[Row]:
@@ -54,9 +55,12 @@ class AccountTables(StoreBase):
         assert isinstance(found, list)
         return list(found)
 
-    def replace_addresses(self, user_id: int, addresses: list[str]) -> None:
+    def replace_addresses(self, user_id: int, addresses: list[str], confirmed: Iterable[str] = ()) -> None:
         """The user's addresses become ``addresses`` in that order (a repeat,
-        in any case, is left out); new ones start confirmed."""
+        in any case, is left out).  An address the user had confirmed stays
+        confirmed, and so does one in ``confirmed``; every other starts
+        unconfirmed (it gets no mail but its confirmation)."""
+        keep = {a.lower() for a in self.confirmed_addresses(user_id)} | {a.lower() for a in confirmed}
         self._memo.clear()
         self._run("DELETE FROM addresses WHERE user_id = ?", (user_id,))
         seen: list[str] = []
@@ -65,7 +69,8 @@ class AccountTables(StoreBase):
                 seen.append(address)
         if seen:
             self.db.table("addresses").insert_all(
-                {"user_id": user_id, "position": position, "address": address}
+                {"user_id": user_id, "position": position, "address": address,
+                 "confirmed": int(address.lower() in keep)}
                 for position, address in enumerate(seen)
             )
 
@@ -75,19 +80,14 @@ class AccountTables(StoreBase):
             "UPDATE addresses SET confirmed = 1 WHERE user_id = ? AND lower(address) = lower(?)", (user_id, address)
         ).rowcount
 
-    def set_unconfirmed(self, user_id: int, addresses: list[str]) -> None:
-        self._memo.clear()
-        for address in addresses:
-            self._run(
-                "UPDATE addresses SET confirmed = 0 WHERE user_id = ? AND lower(address) = lower(?)",
-                (user_id, address),
-            )
-
     def set_password_hash(self, user_id: int, password_hash: str) -> None:
         self._update("users", "id", user_id, {"password_hash": password_hash})
 
     def set_pictures(self, user_id: int, on: bool) -> None:
         self._update("users", "id", user_id, {"pictures": int(on)})
+
+    def set_open_challenges(self, user_id: int, on: bool) -> None:
+        self._update("users", "id", user_id, {"open_challenges": int(on)})
 
     def users_with_address(self, address: str) -> list[Row]:
         """The accounts that have ``address`` (any case), confirmed or not."""

@@ -28,6 +28,11 @@ class BoardTables(StoreBase):
         """A new board; its number."""
         return self._insert("boards", fields)
 
+    def count_open_challenges(self, user_id: int) -> int:
+        """Active boards that wait for this player's consent."""
+        return self._count("SELECT COUNT(*) FROM boards WHERE challenged_id = ? AND accepted_at IS NULL "
+                           "AND status = 'active'", (user_id,))
+
     def board(self, number: int) -> Row | None:
         return self._one("SELECT * FROM boards WHERE number = ?", (number,))
 

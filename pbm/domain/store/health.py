@@ -27,7 +27,8 @@ class HealthTables(StoreBase):
             "queue": int(unsent["n"]),
             "oldest_unsent_at": unsent["oldest"],
             "bounces": self._count("SELECT COUNT(*) FROM bounces"),
-            "held": self._count("SELECT COUNT(*) FROM mail_holds WHERE ends_at IS NULL"),
+            "held": self._count("SELECT COUNT(*) FROM mail_holds WHERE ends_at > strftime('%Y-%m-%dT%H:%M:%S+00:00', "
+                                "'now')"),
             "failed": self._count("SELECT COUNT(*) FROM failed_mail WHERE retried_at IS NULL"),
             "schema": self.schema_version(),
         }

@@ -63,7 +63,14 @@ class MailTables(StoreBase):
         )
 
     def mark_sent(self, reply_id: int, now: datetime) -> None:
-        self._run("UPDATE outbox SET sent_at = ? WHERE id = ?", (stamp(now), reply_id))
+        """Sent: its bytes are dropped (what is kept matches a bounce to it)."""
+        self._run("UPDATE outbox SET sent_at = ?, message = x'' WHERE id = ?", (stamp(now), reply_id))
+
+    def purge_sent(self, before: datetime) -> int:
+        """Delete the replies sent, or refused, before ``before``; how many."""
+        when = stamp(before)
+        return self._run("DELETE FROM outbox WHERE (sent_at IS NOT NULL AND sent_at < ?) "
+                         "OR (refused_at IS NOT NULL AND refused_at < ?)", (when, when)).rowcount
 
     def postpone_unsent(self, error: str, next_attempt: datetime) -> None:
         """The relay failed: every unsent reply waits until ``next_attempt``

@@ -419,6 +419,26 @@ COMPUTER = """
         );
 """
 
+# Trust no From (issue 28).  A board from a challenge waits for the consent
+# of the player challenged (his first move or an accept) before it is rated
+# and his clock runs; boards made before were agreed to.  A player may take
+# every challenge at once (``open_challenges``).  A hold on a clock for a
+# bounce ends by itself after a bounded time.  Sent replies keep no bytes:
+# the tokens and codes they carried were in them (replies are now queued
+# with seals in their place, and sent rows are deleted after a while).
+TRUST = """
+        ALTER TABLE boards ADD COLUMN challenged_id INTEGER REFERENCES users(id);  -- NULL: nobody to consent
+        ALTER TABLE boards ADD COLUMN accepted_at TEXT;     -- NULL: the challenged player has not consented yet
+        UPDATE boards SET accepted_at = created_at;
+        CREATE INDEX boards_open_challenges ON boards(challenged_id) WHERE accepted_at IS NULL;
+        ALTER TABLE users ADD COLUMN open_challenges INTEGER NOT NULL DEFAULT 0;  -- 1: takes challenges at once
+        UPDATE mail_holds SET ends_at = strftime('%Y-%m-%dT%H:%M:%S+00:00', starts_at, '+7 days')
+            WHERE ends_at IS NULL;
+        CREATE INDEX mail_holds_ends ON mail_holds(ends_at);
+        UPDATE outbox SET message = x'', message_id = NULL WHERE sent_at IS NOT NULL OR refused_at IS NOT NULL;
+        CREATE INDEX outbox_sent ON outbox(sent_at) WHERE sent_at IS NOT NULL;
+"""
+
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
@@ -432,4 +452,5 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (9, "reply tokens, digests and bounces", REPLIES),
     (10, "indexes for the look-ups of every mail", SPEED),
     (11, "the computer opponent", COMPUTER),
+    (12, "consent to games, bounded holds, no secrets in sent mail", TRUST),
 ]

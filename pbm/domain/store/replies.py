@@ -56,9 +56,15 @@ class ReplyTables(StoreBase):
     # ------------------------------------------------------------------
     # delivery reports and holds
 
-    def outbox_by_message_id(self, message_id: str) -> Row | None:
-        return self._one("SELECT id, recipient, message_id, created_at FROM outbox WHERE message_id = ?",
-                         (message_id,))
+    def outbox_row(self, reply_id: int) -> Row | None:
+        """A queued or sent reply, without its bytes."""
+        return self._one("SELECT id, message_key, recipient, created_at, sent_at FROM outbox WHERE id = ?",
+                         (reply_id,))
+
+    def probes_since(self, address: str, since: datetime) -> int:
+        """Probes queued to ``address`` since then."""
+        return self._count("SELECT COUNT(*) FROM outbox WHERE message_key = ? AND created_at >= ?",
+                           ("probe:" + address.lower(), stamp(since)))
 
     def record_bounce(self, address: str, user_id: int | None, message_id: str | None, action: str,
                       status: str | None, now: datetime) -> None:
@@ -71,35 +77,41 @@ class ReplyTables(StoreBase):
             "SELECT b.address AS address, u.userid AS userid, COUNT(*) AS reports, "
             "SUM(b.action = 'failed') AS failed, MAX(b.reported_at) AS last_at, "
             "(SELECT status FROM bounces b2 WHERE b2.address = b.address ORDER BY b2.id DESC LIMIT 1) AS last_status, "
-            "EXISTS (SELECT 1 FROM mail_holds h WHERE lower(h.address) = b.address AND h.ends_at IS NULL) AS held "
+            "(SELECT MAX(h.ends_at) FROM mail_holds h WHERE lower(h.address) = b.address) AS held_until "
             "FROM bounces b LEFT JOIN users u ON u.id = b.user_id GROUP BY b.address ORDER BY last_at DESC"
         )
 
-    def held_users_with_address(self, address: str) -> list[int]:
-        """The users with ``address`` (any case) whose mail hold is open."""
-        if self._one("SELECT 1 AS held FROM mail_holds WHERE ends_at IS NULL LIMIT 1") is None:
-            return []  # the usual case, answered from the (empty) index of open holds
-        rows = self._all(
-            "SELECT DISTINCT h.user_id AS user_id FROM mail_holds h JOIN addresses a ON a.user_id = h.user_id "
-            "WHERE h.ends_at IS NULL AND lower(a.address) = lower(?)", (address,))
-        return [int(r["user_id"]) for r in rows]
+    def any_hold(self, now: datetime) -> bool:
+        """Is any player's clock held at ``now``?  (Answered from an index;
+        almost always no.)"""
+        return self._one("SELECT 1 AS held FROM mail_holds WHERE ends_at > ? LIMIT 1", (stamp(now),)) is not None
 
-    def open_hold(self, user_id: int) -> Row | None:
-        return self._one("SELECT * FROM mail_holds WHERE user_id = ? AND ends_at IS NULL", (user_id,))
+    def hold_of(self, user_id: int, now: datetime) -> Row | None:
+        """The player's hold under way at ``now``, if any."""
+        return self._one("SELECT * FROM mail_holds WHERE user_id = ? AND starts_at <= ? AND ends_at > ? "
+                         "ORDER BY ends_at DESC LIMIT 1", (user_id, stamp(now), stamp(now)))
 
-    def start_hold(self, user_id: int, address: str, now: datetime) -> None:
-        self._insert("mail_holds", {"user_id": user_id, "address": address.lower(), "starts_at": stamp(now)})
+    def last_hold_start(self, user_id: int) -> str | None:
+        row = self._one("SELECT MAX(starts_at) AS at FROM mail_holds WHERE user_id = ?", (user_id,))
+        return row["at"] if row else None
+
+    def start_hold(self, user_id: int, address: str, now: datetime, until: datetime) -> None:
+        self._insert("mail_holds", {"user_id": user_id, "address": address.lower(), "starts_at": stamp(now),
+                                    "ends_at": stamp(until)})
 
     def end_holds(self, user_id: int, now: datetime) -> int:
-        return self._run("UPDATE mail_holds SET ends_at = ? WHERE user_id = ? AND ends_at IS NULL",
-                         (stamp(now), user_id)).rowcount
+        """A hold under way ends now."""
+        return self._run("UPDATE mail_holds SET ends_at = ? WHERE user_id = ? AND ends_at > ?",
+                         (stamp(now), user_id, stamp(now))).rowcount
 
     def leave_of(self, user_id: int) -> list[Row]:
-        """A player's vacations and mail holds (an open hold's end is NULL),
-        in one read: the clocks ask for both on every board mail."""
+        """A player's vacations and mail holds, with the kind of each
+        (``vacation``, ``hold``), in one read: the clocks ask for both on
+        every board mail."""
         return self._all(
-            "SELECT starts_at, ends_at FROM vacations WHERE user_id = ? "
-            "UNION ALL SELECT starts_at, ends_at FROM mail_holds WHERE user_id = ? ORDER BY starts_at",
+            "SELECT starts_at, ends_at, 'vacation' AS kind FROM vacations WHERE user_id = ? "
+            "UNION ALL SELECT starts_at, ends_at, 'hold' AS kind FROM mail_holds WHERE user_id = ? "
+            "ORDER BY starts_at",
             (user_id, user_id),
         )
 
