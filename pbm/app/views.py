@@ -110,6 +110,21 @@ def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewe
     }
 
 
+def row_view(store: Store, row: Row) -> dict[str, Any]:
+    """What a table of boards shows of one, from its stored row alone
+    (nothing replayed: a list of two hundred long games costs no engine
+    work)."""
+    white, black = store.user_by_id(row["white_id"]), store.user_by_id(row["black_id"])
+    active = row["status"] == "active"
+    names = {"white": white["userid"], "black": black["userid"]}
+    return {
+        "number": row["number"], "ply": len(row["moves"].split()), "white": white["userid"],
+        "black": black["userid"], "active": active, "reason": row["reason"],
+        "to_move": (white if mover_id(row) == white["id"] else black)["userid"] if active else None,
+        "winner": names.get(row["winner"]) if row["winner"] else None,
+    }
+
+
 def observer_names(ctx: Context, game: Game) -> list[str]:
     """The userids of a board's observers (subscribed to it or to every
     board of its game type; not those who get its result only)."""

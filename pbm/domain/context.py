@@ -53,7 +53,8 @@ class Context:
 
     def spend_replay(self, moves: int) -> None:
         """``moves`` more moves replayed for this mail (loading a board, a
-        past position), within ``[limits] positions_per_mail``."""
+        past position, or the tiles of one drawn), within ``[limits]
+        positions_per_mail``."""
         cap = self.config.limits.positions_per_mail
         if self.moves_replayed + moves > cap and self.moves_replayed > 0:
             raise WorkLimitError(f"this mail has already asked for {self.moves_replayed} moves to be replayed, "

@@ -33,14 +33,19 @@ class Positions:
         self.lent: dict[int, Loaded] = {}
 
     def holds(self, number: int, moves: str) -> bool:
-        """Is the position of board ``number`` at ``moves`` kept (no replay needed)?"""
+        """Is the position of board ``number`` at ``moves`` kept, or lent to
+        the command under way (no replay needed)?"""
         entry = self.kept.get(number)
-        return entry is not None and entry[0] == moves
+        lent = self.lent.get(number)
+        return (entry is not None and entry[0] == moves) or (lent is not None and lent.row["moves"] == moves)
 
     def take(self, number: int, moves: str, variant: str, *, ending: str | None = None,
              points: int | None = None) -> Board:
         """The position of board ``number`` whose stored move list is ``moves``
         (under the board's own rules: its ``ending`` and ``points``)."""
+        lent = self.lent.get(number)
+        if lent is not None and lent.row["moves"] == moves and lent.board.variant.name == variant:
+            return lent.board  # loaded again by the same command: the same position
         entry = self.kept.pop(number, None)
         if entry is not None and entry[0] == moves and entry[1].variant.name == variant:
             return entry[1]

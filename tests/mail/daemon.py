@@ -23,6 +23,9 @@ from pbm.server.daemon import Daemon
 from .servers import Dovecot, Sink
 
 SERVER = "pbm@mail.test"
+#: The authserv-id of the mail server in front of the test daemon, whose
+#: Authentication-Results it trusts (``[security] trusted_authserv_id``).
+AUTHSERV = "mx.mail.test"
 
 
 def write_config(
@@ -41,7 +44,9 @@ def write_config(
 ) -> Path:
     """``ca_file`` goes in every section whose ``tls`` is not ``none``; with
     ``imap_tls = "ssl"`` the daemon uses Dovecot's imaps port."""
-    lines = ["[server]", f'address = "{SERVER}"', 'database = "pbm.sqlite3"', ""]
+    lines = ["[server]", f'address = "{SERVER}"', 'database = "pbm.sqlite3"', "",
+             "[security]", f'trusted_authserv_id = "{AUTHSERV}"', "",
+             "[metrics]", "enabled = false", ""]
 
     def trust(tls: str) -> list[str]:
         return [f'ca_file = "{ca_file}"'] if ca_file is not None and tls != "none" else []
@@ -66,8 +71,14 @@ def write_config(
     return path
 
 
-def command_mail(sender: str, subject: str, body: str = "", **headers: str) -> bytes:
+def command_mail(sender: str, subject: str, body: str = "", *, verified: bool = True, **headers: str) -> bytes:
+    """A player's mail as it reaches the daemon through its mail server,
+    which checked DKIM and DMARC and vouches for the sender
+    (``verified``), or, with ``verified=False``, as a forger's arrives."""
     msg = EmailMessage()
+    if verified:
+        msg["Authentication-Results"] = (f"{AUTHSERV}; dmarc=pass (p=none dis=none) "
+                                         f"header.from={sender.rpartition('@')[2]}")
     msg["From"] = sender
     msg["To"] = SERVER
     msg["Subject"] = subject

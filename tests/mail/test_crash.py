@@ -30,7 +30,7 @@ KILLS = 5
 def test_sigkill_at_random_points_loses_nothing_and_applies_nothing_twice(tmp_path, dovecot, mail_user, sink):
     path = write_config(tmp_path, dovecot=dovecot, user=mail_user, sink=sink)
     with path.open("a") as config:  # two hundred boards between the same two players, in one day
-        config.write("\n[limits]\nnew_boards_per_player_per_day = 1000\n")
+        config.write("\n[limits]\nnew_boards_per_player_per_day = 1000\nopen_challenges_per_player = 1000\n")
     setup = [
         command_mail("alice@example.org", "signup alice apple"),
         command_mail("bob@example.org", "signup bob banana"),

@@ -150,7 +150,10 @@ def test_a_relay_that_offers_pipelining_gets_commands_pipelined(tmp_path, pipeli
         received = relay.wait_for(8)
         board = [r for r in received if "Board 101" in str(r.message()["Subject"])]
         assert len(board) == 6
-        assert {r.mail_from for r in received} == {outbox._envelope_sender}
+        # each reply with its own bounce address, tagged for it and its recipient
+        assert len({r.mail_from for r in received}) == 8
+        assert all(outbox.keys.check_bounce_tag(r.mail_from.partition("+")[2].partition("@")[0], r.rcpt_tos[0])
+                   for r in received)
         assert all(r.message().get_content_type() == "text/plain" or r.message().is_multipart() for r in received)
         store.close()
     finally:

@@ -107,31 +107,40 @@ def test_a_digest_day_and_a_bounce_through_the_daemon(tmp_path, dovecot, mail_us
                    timeout=60, what="both moves")
         wait_until(lambda: [m["Subject"] for m in to(sink, A)][-1:] == ["Trax Board 101 alice"], timeout=60,
                    what="alice's board mail")
-        # alice's board mail bounces: her clock stops, bob is told
-        to_alice = to(sink, A)[-1]
+        # alice's board mail bounces (the report comes back to that mail's own bounce address): a
+        # probe goes to her; it bounces too: her clock stops, bob is told
+        (to_alice,) = [r for r in sink.messages if A in r.rcpt_tos][-1:]
+        count = len(to(sink, A))
+        deliver(dovecot, mail_user, delivery_report(to_alice.message(), when=datetime.now(UTC),
+                                                    to=to_alice.mail_from))
+        probe = next_to(sink, A, count, "the probe")
+        assert probe["Subject"] == "Trax PBM: checking that mail reaches alice"
+        (probed,) = [r for r in sink.messages if A in r.rcpt_tos][-1:]
         count = len(to(sink, B))
-        deliver(dovecot, mail_user, delivery_report(to_alice, when=datetime.now(UTC)))
+        deliver(dovecot, mail_user, delivery_report(probed.message(), when=datetime.now(UTC), to=probed.mail_from))
         wait_until(lambda: "Trax PBM: mail to alice bounces" in [m["Subject"] for m in to(sink, B)[count:]],
                    timeout=60, what="the notice of the bounce")
-        db = sqlite3.connect(tmp_path / "pbm.sqlite3")
-        try:
-            assert db.execute("SELECT COUNT(*) FROM mail_holds WHERE ends_at IS NULL").fetchone() == (1,)
-        finally:
-            db.close()
-        # a month later nothing would happen on board 101: alice's clock stands still (the clock work
+        assert _holds(tmp_path, datetime.now(UTC)) == 1
+        # six days later nothing would happen on board 101: alice's clock stands still (the clock work
         # tried as of then on a second connection, and rolled back)
-        later = _tick_subjects(tmp_path, datetime.now(UTC) + timedelta(days=30))
+        later = _tick_subjects(tmp_path, datetime.now(UTC) + timedelta(days=6))
         assert not [s for s in later if "Board 101" in s]
-        # alice writes: her clock runs again, and the reminder and the forfeit come in time
+        # alice writes with her password: her clock runs again, and the forfeit comes in time
         count = len(to(sink, A))
-        deliver(dovecot, mail_user, command_mail(A, "trax show 101"))
-        next_to(sink, A, count, "the show")
-        db = sqlite3.connect(tmp_path / "pbm.sqlite3")
-        try:
-            assert db.execute("SELECT COUNT(*) FROM mail_holds WHERE ends_at IS NULL").fetchone() == (0,)
-        finally:
-            db.close()
+        deliver(dovecot, mail_user, command_mail(A, "trax limit alice apple 9"))
+        next_to(sink, A, count, "the answer")
+        assert _holds(tmp_path, datetime.now(UTC)) == 0
         assert "Trax Board 101" in _tick_subjects(tmp_path, datetime.now(UTC) + timedelta(days=22))
+
+
+def _holds(tmp_path, when: datetime) -> int:
+    """Players whose clock is held at ``when``."""
+    db = sqlite3.connect(tmp_path / "pbm.sqlite3")
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM mail_holds WHERE starts_at <= ? AND ends_at > ?",
+                              (when.isoformat(), when.isoformat())).fetchone()[0])
+    finally:
+        db.close()
 
 
 def _tick_subjects(tmp_path, when: datetime) -> list[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.mail import conftest as mail_fixtures
-from tests.mail.daemon import SERVER, command_mail
+from tests.mail.daemon import AUTHSERV, SERVER, command_mail
 from tests.mail.servers import Sink
 
 __all__ = ["SERVER", "command_mail"]
@@ -40,6 +40,7 @@ def write_config(folder: Path, *extra: str, sink: Sink | None = None, listen_por
     listener on ``listen_port`` (or off), the web view on ``web_port`` (or
     off); ``extra`` lines go at the end (whole sections)."""
     lines = ["[server]", f'address = "{SERVER}"', 'database = "pbm.sqlite3"', "",
+             "[security]", f'trusted_authserv_id = "{AUTHSERV}"', "",
              "[computer]", "enabled = false", "",
              "[outbox]", "retry_initial_seconds = 0.2", "retry_max_seconds = 1.0", ""]
     if sink is not None:

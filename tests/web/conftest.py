@@ -26,7 +26,7 @@ from pbm.app.pipeline import Pipeline
 from pbm.config import Config, load_config
 from pbm.domain.store import Store
 from pbm.server.web import WebView
-from tests.app.conftest import Clock, Mailbox, is_error, text_of
+from tests.app.conftest import AUTHSERV, Clock, Mailbox, is_error, text_of
 
 #: Players of the club, and their passwords.
 PLAYERS = {"alice": "apple-pie", "bob": "banana-split", "carol": "cherry-tart", "dave": "date-cake"}
@@ -38,7 +38,8 @@ OPENING = LOOP_GAME[:7]
 
 def write_config(folder: Path, extra: str = "") -> Path:
     path = folder / "pbm.toml"
-    path.write_text('[server]\naddress = "pbm@pbm.test"\nname = "Trax PBM"\ndatabase = "pbm.sqlite3"\n' + extra)
+    path.write_text('[server]\naddress = "pbm@pbm.test"\nname = "Trax PBM"\ndatabase = "pbm.sqlite3"\n'
+                    f'[security]\ntrusted_authserv_id = "{AUTHSERV}"\n' + extra)
     return path
 
 

@@ -41,7 +41,7 @@ from pbm.trax import Board, TraxError, get_variant
 
 from ..notices import board_mail, turn_mails, watchers
 from ..request import Reply, Request
-from ..views import board_view
+from ..views import board_view, row_view
 from .computer import chat_answer
 
 #: A games list has this many lines for each board a show may draw.
@@ -184,6 +184,7 @@ def show(req: Request) -> list[Reply]:
     views = []
     for ref in a.boards[: req.config.limits.boards_per_show]:  # no more are drawn: none more loaded
         game, position = position_of(ctx, ref, req.game)
+        ctx.spend_replay((position or game.board).ply // 4)  # drawing a tile costs about a quarter of replaying it
         views.append(board_view(ctx, game, position=position, observers=True))
     users = [live_user(ctx, u) for u in a.userids]
     rows = selected(ctx, req.game, users, a.selection, "active") if users else []
@@ -239,7 +240,7 @@ def games_table(req: Request) -> list[Reply]:
     if a.selection == "next":
         found = by_urgency(req.ctx, found)
     most = GAMES_PER_SHOW * req.config.limits.boards_per_show
-    rows = [board_view(req.ctx, g) for g in load_games(req.ctx, found[:most])]
+    rows = [row_view(req.store, row) for row in found[:most]]
     return [req.to_sender("replies/games.txt", rows=rows, title=get_variant(req.game).title,
                           selection=a.selection or "all", left_out=len(found) - len(rows),
                           userids=[u["userid"] for u in users], unknown=unknown)]
