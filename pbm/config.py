@@ -277,7 +277,7 @@ class LimitsConfig:
     mail_from_others_per_day: int = 10
     password_checks_per_mail: int = 10
     positions_per_mail: int = 10_000
-    pictures_per_mail: int = 20
+    pictures_per_mail: int = 10
     boards_per_show: int = 20
     max_reply_bytes: int = 1_000_000
 

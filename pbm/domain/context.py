@@ -40,6 +40,7 @@ class Context:
     password_checks: int = 0  # scrypt checks and hashes made for this mail
     moves_replayed: int = 0  # moves the engine replayed for this mail
     recipients: int = 0  # addresses other than the sender's this mail sent to
+    boards_drawn: int = 0  # boards shown by the commands of this mail
     past: dict[tuple[int, str, int], Board] = field(default_factory=dict)  # positions of "show 101#N"
 
     def spend_password_check(self) -> None:
@@ -60,6 +61,15 @@ class Context:
             raise WorkLimitError(f"this mail has already asked for {self.moves_replayed} moves to be replayed, "
                                  f"about the most one mail may ({cap}); send the rest in another mail")
         self.moves_replayed += moves
+
+    def spend_drawing(self, boards: int) -> None:
+        """``boards`` more boards to show for this mail: at most twice
+        ``[limits] boards_per_show`` in one mail, however many shows it holds."""
+        cap = 2 * self.config.limits.boards_per_show
+        if self.boards_drawn + boards > cap and self.boards_drawn > 0:
+            raise WorkLimitError(f"this mail has already asked for {self.boards_drawn} boards to be shown, "
+                                 f"about the most one mail may ({cap}); send the rest in another mail")
+        self.boards_drawn += boards
 
     @property
     def login_lane(self) -> str:

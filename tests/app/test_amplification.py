@@ -95,3 +95,18 @@ def test_one_message_line_naming_many_players_is_refused_whole(players: Mailbox,
     assert is_error(reply)
     assert "would send mail to 30 addresses other than yours, more than one mail may (20)" in flat(reply)
     assert [m for m in players.sent if to_of(m).startswith("p")] == []
+
+
+def test_a_forged_signup_that_subscribes_to_everything_mails_its_address_once(players: Mailbox):
+    """``signup`` forged from a stranger's address, then ``subscribe all``:
+    once every board mail of the server went there, for ever. An address
+    that never answered gets its one confirmation, and nothing else."""
+    players.send("victim@example.net", "signup eve evepw", verified=False)
+    players.send("victim@example.net", "trax subscribe all eve evepw", verified=False)
+    before = recipients(players)["victim@example.net"]
+    players.send("alice@example.org", "trax challenge alice bob apple")
+    players.send("alice@example.org", "trax move 101 alice apple @0+")
+    players.send("bob@example.org", "trax move 101 bob banana B1\\")
+    assert recipients(players)["victim@example.net"] == before  # no board mail at all
+    welcome = next(m for m in players.sent if to_of(m) == "victim@example.net")
+    assert "If" in flat(welcome) or "confirm" in flat(welcome)

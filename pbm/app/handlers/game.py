@@ -182,9 +182,10 @@ def show(req: Request) -> list[Reply]:
     a = req.args
     ctx = req.ctx
     views = []
-    for ref in a.boards[: req.config.limits.boards_per_show]:  # no more are drawn: none more loaded
+    named = a.boards[: req.config.limits.boards_per_show]  # no more are drawn: none more loaded
+    ctx.spend_drawing(len(named))
+    for ref in named:
         game, position = position_of(ctx, ref, req.game)
-        ctx.spend_replay((position or game.board).ply // 4)  # drawing a tile costs about a quarter of replaying it
         views.append(board_view(ctx, game, position=position, observers=True))
     users = [live_user(ctx, u) for u in a.userids]
     rows = selected(ctx, req.game, users, a.selection, "active") if users else []
@@ -200,6 +201,7 @@ def _show(req: Request, views: list[dict[str, Any]], rows: list[Row], userids: l
     most = req.config.limits.boards_per_show
     shown = views[:most]
     loaded = rows[: max(most - len(shown), 0)]
+    req.ctx.spend_drawing(len(loaded))
     shown += [board_view(req.ctx, g, viewer=viewer, observers=True) for g in load_games(req.ctx, loaded)]
     left_out = max(named or 0, len(views)) + len(rows) - len(shown)
     return req.to_sender("replies/show.txt", views=shown, title=title, userids=userids, left_out=left_out)
@@ -210,7 +212,9 @@ def showas(req: Request) -> list[Reply]:
     ctx = req.ctx
     user = login(ctx, a.userid, a.password)
     views = []
-    for ref in a.boards[: req.config.limits.boards_per_show]:
+    named = a.boards[: req.config.limits.boards_per_show]
+    ctx.spend_drawing(len(named))
+    for ref in named:
         game, position = position_of(ctx, ref, req.game)
         views.append(board_view(ctx, game, position=position, viewer=user if game.colour_of(user) else None,
                                 observers=True))
