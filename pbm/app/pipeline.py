@@ -393,6 +393,16 @@ class Pipeline:
             replies = self._combine(replies, sender)
         return replies, done
 
+    @staticmethod
+    def _own(ctx: Context) -> bool:
+        """Is the sender one of the own addresses of an account the command
+        proved?  (Past the sender's daily share, only such a sender is
+        answered: someone who knows his own password cannot use it to
+        have replies sent to an address he forged.)"""
+        sender = (ctx.sender or "").lower()
+        return any(sender in (a.lower() for a in ctx.store.confirmed_addresses(user_id))
+                   for user_id in ctx.logged_in)
+
     def _daily_count(self, sender: str, now: datetime) -> str | None:
         """Count this mail against the sender's daily cap (in the mail's own
         transaction, so a mail handled again after a crash is not counted
@@ -458,7 +468,9 @@ class Pipeline:
                 if handler is None:
                     raise NotAvailableError(f"the command {item.name} is not available on this server yet")
                 with self.store.atomic():
-                    replies.extend(handler(Request(ctx, sender, item, commands.comment)))
+                    made = handler(Request(ctx, sender, item, commands.comment))
+                    replies.extend(made if not quiet or self._own(ctx) else
+                                   [r for r in made if sender not in r.to])
                 self.positions.keep_lent()
                 done.append(item.redacted())
                 tally.append((item.name, "done"))
@@ -474,7 +486,7 @@ class Pipeline:
                     lock = count_failed_login(ctx, exc.failed_login)
                     if lock is not None:
                         replies.append(lock_notice(ctx, lock))
-                if not quiet or ctx.logged_in:
+                if not quiet or self._own(ctx):
                     replies.append(error_reply(ctx, sender, exc, command=item))
                 if exc.refused_for is not None:
                     replies += refused_notice(ctx, exc.refused_for, quoted(item, exc), exc.message)

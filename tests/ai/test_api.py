@@ -119,7 +119,7 @@ def test_the_search_keeps_to_its_budget(level, budget):
         used = time.process_time() - start
         assert used <= budget + 0.05, (plies, used)
         assert choice.seconds <= used + 0.001
-        if plies < 30:
+        if plies < 30 and budget >= 0.3:  # a whole first ply fits (at 0.05 s it does only on fast machines)
             assert choice.depth >= 1
 
 

@@ -15,7 +15,7 @@ from .conftest import Clock, Mailbox, flat, server_config, text_of, to_of
 @pytest.fixture
 def loose(tmp_path):
     """alice and bob on a server with a small reply cap and no blocks before 50 wrong passwords."""
-    config = server_config(tmp_path, "max_reply_bytes = 50000\nfailed_logins_before_lock = 50")
+    config = server_config(tmp_path, "max_reply_bytes = 50000\nfailed_logins_before_lock = 50\nboards_per_show = 100")
     store = Store(config.server.database)
     mail = Mailbox(Pipeline(store, config), Clock())
     mail.send("alice@example.org", "signup alice apple")

@@ -262,3 +262,17 @@ def test_an_oversized_mail_gets_one_clear_reply_and_nothing_is_run(strict):
     assert "the most this server reads is 3,000 bytes" in body
     assert "Nothing in it was read" in body
     assert strict.pipeline.store.find_user("alice") is None
+
+
+def test_past_the_daily_share_a_password_cannot_aim_replies_at_a_forged_address(strict):
+    """Over the cap, a command that proves itself is run; but it is
+    answered only when it comes from its account's own address, so eve's
+    password cannot turn a forged From into a target."""
+    strict.send("eve@evil.test", "signup eve evepw")
+    strict.send("alice@example.org", "signup alice apple")
+    for _ in range(3):
+        strict.send("alice@example.org", "help", verified=False)  # alice's share, spent by someone
+    assert strict.send("alice@example.org", "trax limit eve evepw 4", verified=False) == []  # forged: unanswered
+    assert strict.pipeline.store.preference(strict.pipeline.store.find_user("eve")["id"], "trax")["game_limit"] == 4
+    (answer,) = strict.send("alice@example.org", "trax limit alice apple 3", verified=False)
+    assert not is_error(answer) and to_of(answer) == "alice@example.org"  # her own, answered
