@@ -63,7 +63,7 @@ def screen(msg: Message, sender: str | None, config: Config) -> str | None:
     if not sender:
         return "no usable From address"
     ours = _base(config.server.address)
-    if _base(sender) == ours:
+    if _base(sender) in (ours, _base(config.server.envelope_address)):
         return "mail from our own address"
     return_path = msg.get("Return-Path")  # the first one: the delivering server's, from the envelope
     if return_path is not None and parseaddr(str(return_path))[1] == "" and "<>" in str(return_path).replace(" ", ""):
