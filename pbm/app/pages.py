@@ -35,7 +35,7 @@ from pbm.domain.store import Row, Store
 from pbm.domain.times import DAY, shown, span, when
 from pbm.domain.tournaments import FORMAT_NAMES, reload
 from pbm.grammar import parse_command
-from pbm.grammar.tokens import fold
+from pbm.grammar.words import fold
 from pbm.trax import VARIANTS, Board, get_variant
 
 from .handlers.rating import standings as standings_reply

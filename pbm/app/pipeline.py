@@ -21,17 +21,17 @@ from email.utils import format_datetime, make_msgid
 from typing import Any
 
 from pbm.config import Config
-from pbm.domain import bounces, computer, security, tokens
+from pbm.domain import bounces, computer, reply_tokens, security
 from pbm.domain.accounts import game_addresses
 from pbm.domain.boards import Game, load_game
 from pbm.domain.context import Context
 from pbm.domain.passwords import VerifiedPasswords
 from pbm.domain.positions import Positions
 from pbm.domain.refusals import AccountLockedError, NotAllowedError, NotAvailableError, PbmError, ReplyRefusedError
+from pbm.domain.reply_tokens import codes_in, found_in
 from pbm.domain.seals import Keyring
 from pbm.domain.security import count_failed_login
 from pbm.domain.store import Store
-from pbm.domain.tokens import codes_in, found_in
 from pbm.grammar import (
     Command,
     CommandError,
@@ -45,7 +45,7 @@ from pbm.grammar import (
 from . import authres
 from .compose import Composer, Renderer
 from .handlers import HANDLERS
-from .handlers.computer import computer_turn
+from .handlers.computer_moves import computer_turn
 from .handlers.reply import act
 from .messages import outgoing, wire_bytes
 from .notices import address_reply, bounce_notices, lock_notice, probe_mail, refused_notice
@@ -211,7 +211,7 @@ class Pipeline:
         assert sender is not None
         verified = vouched or authres.verified(msg, sender, self.config.security.trusted_authserv_id)
         commands = None
-        reply_tokens: list[str] = []
+        found_tokens: list[str] = []
         codes: list[tuple[int, str]] = []
         body = ""
         if not too_large:
@@ -219,10 +219,10 @@ class Pipeline:
             body = body_text(msg)
             codes = codes_in(_references(msg))
             if self.config.server.reply_moves:
-                reply_tokens = found_in(_references(msg), _recipients(msg))
-                if reply_tokens and is_command(first_line(body)):
-                    reply_tokens = []  # a reply that holds a whole command is read as one
-            if not reply_tokens:
+                found_tokens = found_in(_references(msg), _recipients(msg))
+                if found_tokens and is_command(first_line(body)):
+                    found_tokens = []  # a reply that holds a whole command is read as one
+            if not found_tokens:
                 commands = parse_mail_commands(subject, body, max_commands=limits.max_command_lines)
         result = Result("handled", key, sender)
         ctx = self.context(now, sender, verified=verified)
@@ -242,8 +242,8 @@ class Pipeline:
                 replies += confirmed
                 summary = "address confirmed by reply"
                 result.commands.append(("confirm address", "done"))
-            elif reply_tokens:
-                made, done = self._run_reply(ctx, reply_tokens, body, result.commands, quiet=quiet)
+            elif found_tokens:
+                made, done = self._run_reply(ctx, found_tokens, body, result.commands, quiet=quiet)
                 replies += made
                 summary = "; ".join(done)
             elif commands is None:  # too big to read: one clear reply, nothing done
@@ -305,9 +305,9 @@ class Pipeline:
         def issue(wanted: TokenFor, recipient: str) -> str:
             ctx = self.context(now)
             if wanted.board is None:
-                return tokens.issue_digest(ctx, wanted.user_id, wanted.boards, recipient)
+                return reply_tokens.issue_digest(ctx, wanted.user_id, wanted.boards, recipient)
             assert wanted.ply is not None
-            return tokens.issue(ctx, wanted.user_id, wanted.board, wanted.ply, recipient)
+            return reply_tokens.issue(ctx, wanted.user_id, wanted.board, wanted.ply, recipient)
         return issue
 
     def _reports(self, msg: Message, key: str, now: datetime) -> list[Message]:
@@ -356,7 +356,7 @@ class Pipeline:
         replies: list[Reply] = []
         done: list[str] = []
         try:
-            target = tokens.target(ctx, found, sender)
+            target = reply_tokens.target(ctx, found, sender)
         except PbmError as exc:
             tally.append(("reply", "refused"))
             return ([] if quiet else [reply_error(ctx, sender, exc, None)]), [f"reply refused: {exc.message}"]

@@ -2,7 +2,7 @@
 board plays at, the jobs the boards queue for it, and its results.
 
 The search itself is :mod:`pbm.ai` (run by the daemon in worker processes,
-see :mod:`pbm.server.computer`); this module decides what is asked of it and
+see :mod:`pbm.server.searcher`); this module decides what is asked of it and
 checks that an answer still fits the board when it comes back.
 """
 

@@ -84,7 +84,6 @@ from .parse import MAX_COMMAND_LENGTH, looks_like_command, parse_command
 from .registry import GAMES, PHRASES, REGISTRY, usage
 from .spec import CommandError, CommandSpec, Option, Scope
 from .subject import decode_subject
-from .tokens import BoardRef, Password, TournamentName, UserId, WrittenMove
 from .tournament_commands import (
     TournamentArgs,
     TournamentCreateArgs,
@@ -92,6 +91,7 @@ from .tournament_commands import (
     TournamentResultArgs,
     TournamentWithdrawArgs,
 )
+from .words import BoardRef, Password, TournamentName, UserId, WrittenMove
 
 __all__ = [
     "GAMES",

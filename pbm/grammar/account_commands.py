@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from .spec import CommandSpec, Reader, Scope
-from .tokens import (
+from .words import (
     Password,
     Problem,
     UserId,

@@ -10,7 +10,7 @@ from pbm.secret import MASK
 
 from .registry import REGISTRY
 from .spec import CommandSpec
-from .tokens import Password
+from .words import Password
 
 
 @dataclass(frozen=True, slots=True, repr=False)

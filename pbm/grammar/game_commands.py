@@ -19,7 +19,7 @@ from .account_commands import (
     read_selection,
 )
 from .spec import CommandSpec, Option, Reader, Scope
-from .tokens import (
+from .words import (
     BoardRef,
     Password,
     Problem,

@@ -15,7 +15,7 @@ from .parse import looks_like_command, parse_command, placed
 from .registry import GAMES
 from .spec import CommandError, shorten
 from .subject import clean_line, decode_subject
-from .tokens import Problem, WrittenMove, read_board, read_move
+from .words import Problem, WrittenMove, read_board, read_move
 
 MAX_COMMANDS = 100
 MAX_COMMENT_LENGTH = 4000

@@ -17,7 +17,7 @@ from .registry import (
 )
 from .spec import CommandError, Reader, shorten
 from .subject import clean_line
-from .tokens import RESERVED_WORDS, Problem, is_board_number, read_move
+from .words import RESERVED_WORDS, Problem, is_board_number, read_move
 
 #: Longer lines are refused unread (a mail line is at most 998 characters).
 MAX_COMMAND_LENGTH = 1000

@@ -21,7 +21,7 @@ from typing import Any, NoReturn, TypeVar
 
 from pbm.secret import MASK, Secret
 
-from .tokens import Problem, UserId, WordProblem, is_board_number
+from .words import Problem, UserId, WordProblem, is_board_number
 
 T = TypeVar("T")
 

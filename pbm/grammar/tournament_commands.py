@@ -10,7 +10,7 @@ from functools import partial
 from .account_commands import NoArgs, parse_none
 from .game_commands import GAME_OPTIONS, TIME_OPTIONS, check_game_options, check_nag_before_forfeit
 from .spec import CommandSpec, Option, Reader, Scope
-from .tokens import (
+from .words import (
     Password,
     Problem,
     TournamentName,

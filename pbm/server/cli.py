@@ -22,7 +22,7 @@ from pbm.app.ticker import run_tick
 from pbm.config import ConfigError, load_config
 from pbm.domain.store import Store
 from pbm.domain.times import when
-from pbm.grammar.tokens import fold
+from pbm.grammar.words import fold
 from pbm.trax import VARIANTS
 
 from .daemon import serve

@@ -33,12 +33,12 @@ from pbm.domain.computer import Answer
 from pbm.domain.store import Store, is_busy
 
 from . import metrics
-from .computer import Searcher
 from .health import HEARTBEAT_SECONDS, DatabaseLock
 from .inbox import Inbox
 from .listener import start_listener
 from .logtext import line as log_line
 from .outbox import Outbox
+from .searcher import Searcher
 from .systemd import notify
 from .web import MetricsView, WebView
 

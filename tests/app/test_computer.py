@@ -11,7 +11,7 @@ from email.parser import BytesParser
 import pytest
 
 from pbm.domain import computer
-from pbm.server.computer import search
+from pbm.server.searcher import search
 from pbm.trax import Board
 
 from .conftest import Mailbox, is_error, text_of, to_of
@@ -268,7 +268,7 @@ def test_a_director_can_enter_the_computer_and_no_one_else(vs):
 @pytest.mark.parametrize("level", [2, 4])
 def test_a_draw_offered_on_the_players_own_turn_is_judged_from_the_computers_side(vs, level):
     from pbm.ai import ThinkRequest
-    from pbm.server.computer import accepts_draw
+    from pbm.server.searcher import accepts_draw
 
     vs.send(A, f"trax challenge computer alice apple -level={level}")
     run_jobs(vs, budget=0.05)

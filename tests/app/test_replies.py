@@ -12,8 +12,8 @@ import pytest
 
 from pbm.app.pipeline import Pipeline
 from pbm.app.ticker import run_tick
+from pbm.domain.reply_tokens import lookup
 from pbm.domain.store import Store
-from pbm.domain.tokens import lookup
 from pbm.trax import Board
 
 from .conftest import Clock, Mailbox, flat, is_error, server_config, text_of, to_of

@@ -28,7 +28,7 @@ from pbm.app.ticker import run_tick
 from pbm.domain import computer
 from pbm.domain.store import Store
 from pbm.grammar import REGISTRY
-from pbm.server.computer import search
+from pbm.server.searcher import search
 from pbm.trax import Board
 
 from .conftest import Clock, Mailbox, is_error, server_config, text_of, to_of

@@ -19,7 +19,7 @@ from pbm.grammar import (
     parse_reply,
 )
 from pbm.grammar.parse import placed
-from pbm.grammar.tokens import looks_like_address
+from pbm.grammar.words import looks_like_address
 
 from .test_commands import ACCOUNT_CASES, GAME_CASES, TOURNAMENT_CASES
 

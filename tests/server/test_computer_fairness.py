@@ -20,8 +20,8 @@ from pbm.domain.boards import load_game, new_board
 from pbm.domain.context import Context
 from pbm.domain.store import Row, Store
 from pbm.domain.turns import Turn, propose
-from pbm.server import computer as searching
-from pbm.server.computer import MAX_ATTEMPTS, PER_PLAYER, Searcher, Taken, fallback
+from pbm.server import searcher as searching
+from pbm.server.searcher import MAX_ATTEMPTS, PER_PLAYER, Searcher, Taken, fallback
 from pbm.trax import Board
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

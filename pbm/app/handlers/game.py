@@ -42,7 +42,7 @@ from pbm.trax import Board, TraxError, get_variant
 from ..notices import board_mail, turn_mails, watchers
 from ..request import Reply, Request
 from ..views import board_view, row_view
-from .computer import chat_answer
+from .computer_moves import chat_answer
 
 #: A games list has this many lines for each board a show may draw.
 GAMES_PER_SHOW = 10

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pbm.domain.boards import Game, load_game
 from pbm.domain.context import Context
 from pbm.domain.refusals import PbmError, ReplyRefusedError, StaleMoveError
-from pbm.domain.tokens import ReplyTarget
+from pbm.domain.reply_tokens import ReplyTarget
 from pbm.domain.turns import require_active
 from pbm.grammar import ReplyLine
 

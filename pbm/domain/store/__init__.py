@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .accounts import AccountTables
 from .boards import BoardTables
-from .computer import ComputerTables
+from .computer_jobs import ComputerTables
 from .connection import BUSY_TIMEOUT_SECONDS, FairLock, Row, is_busy
 from .health import HealthTables
 from .mail import MailTables
