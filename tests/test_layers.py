@@ -28,7 +28,7 @@ ALLOWED = {
 #: Libraries that belong to one place only (or to the few places named).
 LIBRARIES: dict[str, str | tuple[str, ...]] = {
     "sqlite_utils": "pbm.domain.store",
-    "jinja2": ("pbm.app.compose", "pbm.app.webpages"),
+    "jinja2": ("pbm.app.compose", "pbm.app.web_render"),
     "aiohttp": "pbm.server.web",
     "aioimaplib": "pbm.server.inbox",
     "aiosmtpd": "pbm.server.listener",

@@ -9,20 +9,14 @@ view's: :class:`MetricsView` answers them on a listener of their own
 (``[metrics] host`` and ``port``, the loopback address by default), which
 the daemon starts when ``[metrics] enabled``, with or without the web view.
 
-Routes (GET and HEAD; anything else is 405, an unknown path 404, a bad
-parameter 400, each in the site's own page)::
-
-    /                          the server, its game types, recent games, tournaments
-    /boards/101[?move=N]       a board (the position after N moves)
-    /boards/101.png[?move=N]   its picture, as the mail has it
-    /boards/101.txt            its game record, as the mail attaches it
-    /boards/101.atom           its news (Atom)
-    /boards/101.ics            the deadlines of its player to move (iCalendar)
-    /boards/ETC26-A3...        a tournament board by name: redirected to its number
-    /players/alice[.atom]      a player; their games started and finished (Atom)
-    /standings/trax            the ratings table of a game type
-    /tournaments/NAME          a tournament: table, crosstable, rounds and pairings
-    /site.css, /favicon.svg    the style sheet and the icon
+**Routes** are the entries of the URL table, :data:`pbm.app.web_urls.URLS`,
+registered with aiohttp in its order: GET and HEAD; anything else is 405,
+an unknown path 404, a bad parameter 400, each in the site's own page.  A
+path's variable part is read on the event loop (a board's number or name, a
+player); a part that does not read as that entry's (``/players/bob.atom``
+when there is no bob) leaves the path to the next entry that matches it, as
+Django's converters do; a tournament board's name (``/boards/ETC26-A3``) is
+redirected to the board's number.
 
 **No Host header is trusted.**  Feeds and calendars link to ``[web]
 base_url``; without it an Atom feed's links are relative (resolved against
@@ -31,9 +25,10 @@ format wants an absolute one, and only the operator knows it).  So nothing
 a request says about where it was sent ends up in a page, and the page
 cache is keyed by what was asked alone.
 
-**Caching.** A rendered page is kept with what it shows: a board's pages
-with the board's state (:meth:`pbm.app.pages.Pages.board_state`: its row
-and its players' leave), every other page with the database's version
+**Caching.** A rendered page is kept with what its entry says it depends
+on (:class:`pbm.app.web_urls.DependsOn`): a board's pages with the board's
+state (:meth:`pbm.app.web_data.Pages.board_state`: its row and its players'
+leave), every other page with the database's version
 (:meth:`pbm.domain.store.Store.data_version`, which changes whenever
 anything is committed), re-rendered at most once every ``stale_seconds``
 while the mail keeps changing the database.  Asking again costs one
@@ -79,8 +74,9 @@ from typing import Any
 
 from aiohttp import web
 
-from pbm.app.pages import NUMBER_DIGITS, BadRequest, NotFound, PageError, Pages
-from pbm.app.webpages import STATIC, Rendered, Site
+from pbm.app.web_data import NUMBER_DIGITS, BadRequest, NotFound, NotHere, PageError, Pages
+from pbm.app.web_render import Rendered, Site
+from pbm.app.web_urls import URLS, DependsOn, Route
 from pbm.config import Config
 from pbm.domain.store import Store
 
@@ -158,18 +154,18 @@ class PageCache:
 
     def __init__(self, limit: int = CACHE_BYTES) -> None:
         self.limit = limit
-        self.entries: OrderedDict[tuple[Any, ...], Entry] = OrderedDict()
+        self.entries: OrderedDict[Target, Entry] = OrderedDict()
         self.size = 0
         self.hits = 0
         self.renders = 0
 
-    def get(self, key: tuple[Any, ...]) -> Entry | None:
+    def get(self, key: Target) -> Entry | None:
         entry = self.entries.get(key)
         if entry is not None:
             self.entries.move_to_end(key)
         return entry
 
-    def put(self, key: tuple[Any, ...], entry: Entry) -> None:
+    def put(self, key: Target, entry: Entry) -> None:
         old = self.entries.pop(key, None)
         if old is not None:
             self.size -= old.size
@@ -182,17 +178,17 @@ class PageCache:
 
 @dataclass(frozen=True)
 class Target:
-    """What a request asks for: the ``kind`` of page and its argument, and
-    the position (``after``).  Nothing else of the request: this is the
-    page cache's key."""
+    """What a request asks for: the page (its entry of the URL table), its
+    argument (read from the path), and the position (``after``).  Nothing
+    else of the request: this is the page cache's key."""
 
-    kind: str
+    route: Route
     arg: Any = None
     after: int | None = None
 
     @property
     def of_board(self) -> bool:
-        return self.kind.startswith("board")
+        return self.route.depends is DependsOn.BOARD
 
 
 def _accepts_gzip(header: str) -> bool:
@@ -234,9 +230,6 @@ class WebView:
                  busy: Callable[[], bool] | None = None, busy_rate: float = BUSY_RATE) -> None:
         self.config = config
         self.clock = clock
-        #: Where feeds and calendars link to: ``[web] base_url``, or relative
-        #: links ("") and no calendar URL without it (never the request's Host).
-        self.base = config.web.base_url or ""
         self.stale_seconds = stale_seconds
         self.busy = busy
         self.busy_rate = busy_rate
@@ -253,7 +246,7 @@ class WebView:
         self.site = Site(render_store, config)
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pbm-web")
         self.cache = PageCache(cache_bytes)
-        self.inflight: dict[tuple[Any, ...], asyncio.Future[Entry]] = {}
+        self.inflight: dict[tuple[Target, object], asyncio.Future[Entry]] = {}
         self.errors: OrderedDict[tuple[int, str], bytes] = OrderedDict()
         self.runner: web.AppRunner | None = None
         self.app = self._application()
@@ -263,14 +256,16 @@ class WebView:
     def _application(self) -> web.Application:
         app = web.Application(middlewares=[self._errors])
         app.on_response_prepare.append(self._secure)
-        get = app.router.add_get
-        get("/", self._home)
-        get("/boards/{ref}", self._board)
-        get("/players/{name}", self._player)
-        get("/standings/{game}", self._standings)
-        get("/tournaments/{name}", self._tournament)
-        for name in STATIC:
-            get(f"/{name}", self._static(name))
+        #: The URL table's entries, each with its aiohttp resource.
+        self.routes: list[tuple[Route, web.AbstractResource]] = []
+        for index, route in enumerate(URLS):
+            if route.depends is DependsOn.NOTHING:
+                handler = self._file(route)
+            else:
+                handler = self._page(index)
+            resource = app.router.add_get(route.pattern, handler).resource
+            assert resource is not None
+            self.routes.append((route, resource))
         return app
 
     @staticmethod
@@ -331,53 +326,52 @@ class WebView:
         return web.Response(status=status, body=body,
                             headers={"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"})
 
-    def _static(self, name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
-        entry = Entry.of(Site.static(name), None, 0)
+    def _file(self, route: Route) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        entry = Entry.of(route.page(self.site, self.clock()), None, 0)
 
         async def handler(request: web.Request) -> web.StreamResponse:
             return self._respond(request, entry, cache="public, max-age=3600")
         return handler
 
+    def _page(self, index: int) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        async def handler(request: web.Request) -> web.StreamResponse:
+            return await self._route(request, index)
+        return handler
+
     # -- routes ------------------------------------------------------------
 
-    async def _home(self, request: web.Request) -> web.StreamResponse:
-        return await self._serve(request, Target("home"))
-
-    async def _board(self, request: web.Request) -> web.StreamResponse:
-        ref = request.match_info["ref"]
-        kind = "board"
-        for suffix in (".png", ".txt", ".atom", ".ics"):
-            if ref.endswith(suffix):
-                ref, kind = ref[: -len(suffix)], "board" + suffix
-                break
-        number = self.pages.board_number(ref)
-        if ref != str(number):  # a tournament board's name (or 0101): one address per board
-            location = f"/boards/{number}{kind[len('board'):]}" + (f"?{request.query_string}"
-                                                                 if request.query_string else "")
-            return web.Response(status=301, headers={"Location": location, "Cache-Control": "no-cache"})
-        after = _move_number(request) if kind in ("board", "board.png") else None
-        return await self._serve(request, Target(kind, number, after))
-
-    async def _player(self, request: web.Request) -> web.StreamResponse:
-        name = request.match_info["name"]
-        if name.endswith(".atom") and self.pages.has_user(name[: -len(".atom")]):
-            return await self._serve(request, Target("player.atom", name[: -len(".atom")].casefold()))
-        if not self.pages.has_user(name):
-            raise NotFound(f"there is no player {name}")
-        return await self._serve(request, Target("player", name.casefold()))
-
-    async def _standings(self, request: web.Request) -> web.StreamResponse:
-        return await self._serve(request, Target("standings", request.match_info["game"].lower()))
-
-    async def _tournament(self, request: web.Request) -> web.StreamResponse:
-        return await self._serve(request, Target("tournament", request.match_info["name"].casefold()))
+    async def _route(self, request: web.Request, first: int) -> web.StreamResponse:
+        """Answer with the first entry of the URL table, from the one aiohttp
+        matched on, whose pattern matches the path and whose variable part
+        reads; a part that does not (``NotHere``) leaves the path to the
+        next entry, and is the 404 when none is left."""
+        declined: NotHere | None = None
+        for route, resource in self.routes[first:]:
+            match, _ = await resource.resolve(request)
+            if match is None:
+                continue
+            value = None
+            if route.part is not None:
+                text = match[route.part]
+                try:
+                    value = route.read(self.pages, text)
+                except NotHere as exc:
+                    declined = exc
+                    continue
+                location = route.moved(text, value)
+                if location is not None:  # one address per page
+                    query = f"?{request.query_string}" if request.query_string else ""
+                    return web.Response(status=301, headers={"Location": location + query,
+                                                             "Cache-Control": "no-cache"})
+            after = _move_number(request) if route.move else None
+            return await self._serve(request, Target(route, value, after))
+        raise declined or NotFound("there is no such page here")
 
     # -- pages, kept -------------------------------------------------------
 
     async def _serve(self, request: web.Request, target: Target) -> web.StreamResponse:
-        key = (target.kind, target.arg, target.after)
         version = self.pages.version()
-        entry = self.cache.get(key)
+        entry = self.cache.get(target)
         if entry is not None and (entry.version == version or (
                 not target.of_board and time.monotonic() - entry.made < self.stale_seconds)):
             self.cache.hits += 1
@@ -392,23 +386,23 @@ class WebView:
             entry.version = version
             self.cache.hits += 1
             return self._respond(request, entry)
-        entry = await self._rendered(key, target, state, version)
+        entry = await self._rendered(target, state, version)
         return self._respond(request, entry)
 
-    async def _rendered(self, key: tuple[Any, ...], target: Target, state: object, version: int) -> Entry:
+    async def _rendered(self, target: Target, state: object, version: int) -> Entry:
         """The page rendered in the rendering thread, once for all who ask
         for it meanwhile."""
-        waiting = self.inflight.get((*key, state))
+        waiting = self.inflight.get((target, state))
         if waiting is not None:
             return await asyncio.shield(waiting)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Entry] = loop.create_future()
-        self.inflight[(*key, state)] = future
+        self.inflight[(target, state)] = future
         try:
             rendered = await loop.run_in_executor(self.executor, self._render, target, self.clock())
             entry = Entry.of(rendered, state, version)
             self.cache.renders += 1
-            self.cache.put(key, entry)
+            self.cache.put(target, entry)
             future.set_result(entry)
             return entry
         except BaseException as exc:
@@ -416,31 +410,11 @@ class WebView:
             future.exception()  # retrieved: no warning when nobody else waited
             raise
         finally:
-            del self.inflight[(*key, state)]
+            del self.inflight[(target, state)]
 
     def _render(self, target: Target, now: datetime) -> Rendered:
-        site, kind, arg = self.site, target.kind, target.arg
-        if kind == "home":
-            return site.home(now)
-        if kind == "board":
-            return site.board(arg, now, after=target.after)
-        if kind == "board.png":
-            return site.board_png(arg, now, after=target.after)
-        if kind == "board.txt":
-            return site.record(arg, now)
-        if kind == "board.atom":
-            return site.board_feed(arg, now, base=self.base)
-        if kind == "board.ics":
-            return site.board_calendar(arg, now, base=self.base)
-        if kind == "player":
-            return site.player(arg, now)
-        if kind == "player.atom":
-            return site.player_feed(arg, now, base=self.base)
-        if kind == "standings":
-            return site.standings(arg, now)
-        if kind == "tournament":
-            return site.tournament(arg, now)
-        raise NotFound("there is no such page here")
+        """The page made, in the rendering thread."""
+        return target.route.page(self.site, now, target.arg, target.after)
 
     def _respond(self, request: web.Request, entry: Entry, *, cache: str = "no-cache") -> web.StreamResponse:
         gzipped = entry.gzipped is not None and _accepts_gzip(request.headers.get("Accept-Encoding", ""))

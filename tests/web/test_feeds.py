@@ -9,8 +9,8 @@ import feedparser
 import icalendar
 import pytest
 
-from pbm.app.pages import run_out
-from pbm.app.webpages import ics_lines, ics_text
+from pbm.app.web_data import run_out
+from pbm.app.web_render import ics_lines, ics_text
 from pbm.domain.clocks import OPEN_END
 from pbm.domain.times import DAY
 

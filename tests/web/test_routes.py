@@ -59,6 +59,19 @@ def test_every_file_has_its_type_and_the_headers(web, path, kind):
     assert page.headers["ETag"].startswith('"')
 
 
+def test_every_entry_of_the_url_table_is_asked_for_here():
+    """Adding a page is one entry of the URL table, and a path in this file."""
+    from pbm.app.web_urls import URLS
+
+    def entry(path: str) -> object:
+        for route in URLS:
+            if re.fullmatch(re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(route.pattern)), path.partition("?")[0]):
+                return route
+        return None
+
+    assert {entry(path) for path in ALL} == set(URLS)
+
+
 def test_the_pages_link_to_each_other_and_every_link_works(web):
     seen, todo = set(), ["/"]
     while todo:
@@ -221,7 +234,7 @@ def test_whatever_a_visitor_writes_in_the_address_is_escaped(web):
 def test_a_server_error_is_the_sites_page_without_a_traceback(web, monkeypatch, caplog):
     def broken(*args, **kwargs):
         raise RuntimeError("secret internals")
-    monkeypatch.setattr(web.view.site, "home", broken)
+    monkeypatch.setattr(web.view.site, "template", broken)
     page = web.get("/")
     assert page.status == 500
     assert "something went wrong on our side" in page.text
@@ -233,7 +246,7 @@ def test_nothing_private_is_on_any_page(web, club):
     from pbm.domain.store import Store
 
     store = Store(club.config.server.database)
-    secrets_ = [row["password_hash"] for row in store.all_users()]
+    secrets_ = [user.password_hash for user in store.all_users()]
     tokens = [r[0] for r in store.db.conn.execute("SELECT token_hash FROM reply_tokens")]
     store.close()
     assert secrets_ and tokens
@@ -244,6 +257,16 @@ def test_nothing_private_is_on_any_page(web, club):
         assert private not in everything, private
     assert not re.search(r"r-[a-z2-7]{16,}", everything)  # no reply token either
     assert "pbm@pbm.test" in everything  # the server's own address is how to play
+
+
+def test_a_userid_that_ends_in_atom_has_its_page_after_the_feeds(web, club):
+    club.send("eve", "signup eve.atom elder-berry")
+    club.send("alf", "signup alice.atom alfalfa-tea")
+    page = web.get("/players/eve.atom")  # no player eve: the page of eve.atom
+    assert page.status == 200 and "<h1>eve.atom</h1>" in page.text
+    assert web.get("/players/eve.atom.atom").headers["Content-Type"].startswith("application/atom+xml")
+    feed = web.get("/players/alice.atom")  # alice's feed comes first
+    assert feed.headers["Content-Type"].startswith("application/atom+xml") and "<title>alice's games" in feed.text
 
 
 def test_a_tournament_board_by_its_name_is_redirected_to_its_number(web):

@@ -1,6 +1,6 @@
 """The web view's pages as data: what each page shows, read through the
 domain layer (the words are in ``templates/web/``, the markup is made by
-:mod:`.webpages`).
+:mod:`.web_render`, and :mod:`.web_urls` says which page is which).
 
 Only what the server already tells anyone who asks by mail is read for a
 page: userids, boards, moves, clocks, ratings, standings and tournament
@@ -15,7 +15,8 @@ page is the same for as long as the board is (:meth:`Pages.board_state`
 names what it shows), and the web view can keep it.
 
 :class:`NotFound` and :class:`BadRequest` say what is wrong with a request
-in words the error page shows.
+in words the error page shows; :class:`NotHere`, that a path is not the page
+asked of it, and may be another's.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from pbm.domain.context import Context
 from pbm.domain.luck import draws_of
 from pbm.domain.ratings import ESTABLISHED_AFTER
 from pbm.domain.refusals import UnknownBoardError
-from pbm.domain.store import Row, Store
+from pbm.domain.store import Store
+from pbm.domain.store.records import BoardListing, BoardRecord, MoveRecord, TournamentRecord, User
 from pbm.domain.times import DAY, shown, span, when
 from pbm.domain.tournaments import FORMAT_NAMES, reload
 from pbm.grammar import parse_command
@@ -65,6 +67,11 @@ class NotFound(PageError):
 
 class BadRequest(PageError):
     status = 400
+
+
+class NotHere(NotFound):
+    """Not this page's: the path may be another's (the next entry of the
+    URL table that matches it is asked); a 404 when none takes it."""
 
 
 # ----------------------------------------------------------------------------
@@ -107,32 +114,32 @@ class Deadline:
                 "userid": self.userid, "colour": self.colour, "total": self.total}
 
 
-def deadlines(store: Store, game: Game, moves: list[Row]) -> tuple[list[Deadline], bool]:
+def deadlines(store: Store, game: Game, moves: list[MoveRecord]) -> tuple[list[Deadline], bool]:
     """The next reminder and the forfeit of the player to move on an
     active board, as the clock work will find them (``[games]
     clock_interval_seconds`` later at most), and whether that player's
     clock stands still for now without an end (mail to them bounces)."""
     row = game.row
-    if row["status"] != "active":
+    if row.status != "active":
         return [], False
     colour = game.board.turn
     user = game.player(colour)
-    leave = leave_of(store, user["id"])
-    since = when(row["turn_since"] or row["created_at"])
-    forfeit_at = run_out(since, row["forfeit_days"] * DAY, leave)
+    leave = leave_of(store, user.id)
+    since = when(row.turn_since or row.created_at)
+    forfeit_at = run_out(since, row.forfeit_days * DAY, leave)
     total = False
-    if row["total_days"]:
+    if row.total_days:
         used = board_clock(store, row, moves, since).used[colour]
-        spent = run_out(since, max(row["total_days"] * DAY - used, timedelta()), leave)
+        spent = run_out(since, max(row.total_days * DAY - used, timedelta()), leave)
         if spent is not None and (forfeit_at is None or spent < forfeit_at):
             forfeit_at, total = spent, True
     if forfeit_at is None:
         return [], True
     out = []
-    nag_at = run_out(since, (row["nag_days"] + row["nags"]) * DAY, leave)
+    nag_at = run_out(since, (row.nag_days + row.nags) * DAY, leave)
     if nag_at is not None and nag_at < forfeit_at:
-        out.append(Deadline("reminder", nag_at, user["userid"], colour))
-    out.append(Deadline("forfeit", forfeit_at, user["userid"], colour, total))
+        out.append(Deadline("reminder", nag_at, user.userid, colour))
+    out.append(Deadline("forfeit", forfeit_at, user.userid, colour, total))
     return out, False
 
 
@@ -140,39 +147,39 @@ def deadlines(store: Store, game: Game, moves: list[Row]) -> tuple[list[Deadline
 # the pages
 
 
-def _result_for(row: Row, user_id: int) -> str:
+def _result_for(row: BoardRecord, user_id: int) -> str:
     """A finished board's result for one of its players: won, lost, drawn
     or cancelled."""
-    if row["reason"] == "cancelled":
+    if row.reason == "cancelled":
         return "cancelled"
-    if row["winner"] is None:
+    if row.winner is None:
         return "drawn"
-    mine = "white" if row["white_id"] == user_id else "black"
-    return "won" if row["winner"] == mine else "lost"
+    mine = "white" if row.white_id == user_id else "black"
+    return "won" if row.winner == mine else "lost"
 
 
-def board_line(row: Row) -> dict[str, Any]:
+def board_line(row: BoardListing) -> dict[str, Any]:
     """One board in a list: a row with ``white_userid`` and
     ``black_userid`` (as :meth:`Store.recent_boards` gives it)."""
-    names = {"white": row["white_userid"], "black": row["black_userid"]}
-    active = row["status"] == "active"
+    names = {"white": row.white_userid, "black": row.black_userid}
+    active = row.status == "active"
     return {
-        "number": row["number"], "game": row["game"], "title": get_variant(row["game"]).title,
-        "label": row["label"], "tournament": row["tournament"],
+        "number": row.number, "game": row.game, "title": get_variant(row.game).title,
+        "label": row.label, "tournament": row.tournament,
         "white": names["white"], "black": names["black"], "active": active,
-        "moves": len(row["moves"].split()),
-        "to_move": names["white"] if active and mover_id(row) == row["white_id"] else
+        "moves": len(row.moves.split()),
+        "to_move": names["white"] if active and mover_id(row) == row.white_id else
         names["black"] if active else None,
-        "winner": names[row["winner"]] if row["winner"] else None, "reason": row["reason"],
-        "started": shown(row["created_at"]), "finished": shown(row["finished_at"]) if not active else None,
-        "updated": shown(row["updated_at"]),
+        "winner": names[row.winner] if row.winner else None, "reason": row.reason,
+        "started": shown(row.created_at), "finished": shown(row.finished_at) if not active else None,
+        "updated": shown(row.updated_at),
     }
 
 
-def _tournament_line(t: Row) -> dict[str, Any]:
-    return {"name": t["name"], "game": t["game"], "title": get_variant(t["game"]).title,
-            "format": FORMAT_NAMES[t["format"]], "status": t["status"], "round": t["round"],
-            "started": t["started_at"][:10] if t["started_at"] else None, "start_date": t["start_date"]}
+def _tournament_line(t: TournamentRecord) -> dict[str, Any]:
+    return {"name": t.name, "game": t.game, "title": get_variant(t.game).title,
+            "format": FORMAT_NAMES[t.format], "status": t.status, "round": t.round,
+            "started": t.started_at[:10] if t.started_at else None, "start_date": t.start_date}
 
 
 def _tag(config: Config, created: str, path: str) -> str:
@@ -206,8 +213,7 @@ class Pages:
         row = self.store.board(number)
         if row is None:
             return None
-        leave = [tuple(tuple(r.values()) for r in self.store.leave_of(row[f"{c}_id"])) for c in ("white", "black")]
-        return (*row.values(), *leave)
+        return (row, tuple(self.store.leave_of(row.white_id)), tuple(self.store.leave_of(row.black_id)))
 
     def board_number(self, ref: str) -> int:
         """The number of the board ``ref`` names: its number, or a
@@ -219,7 +225,7 @@ class Pages:
         row = self.store.board_by_label(ref) if len(ref) <= 40 else None
         if row is None:
             raise NotFound(f"there is no board {ref}")
-        return int(row["number"])
+        return int(row.number)
 
     # -- pages -------------------------------------------------------------
 
@@ -239,13 +245,13 @@ class Pages:
         ctx.positions.keep_lent()
         return game
 
-    def _moves(self, game: Game, moves: list[Row]) -> list[dict[str, Any]]:
-        names = {game.white["id"]: game.white["userid"], game.black["id"]: game.black["userid"]}
+    def _moves(self, game: Game, moves: list[MoveRecord]) -> list[dict[str, Any]]:
+        names = {game.white.id: game.white.userid, game.black.id: game.black.userid}
         draws = draws_of(game.row)
-        return [{"number": m["ply"], "move": m["move"], "auto": bool(m["auto"]),
-                 "player": names.get(m["user_id"], "?"), "colour": colour_of_turn(m["ply"]),
-                 "drawn": draws[m["ply"] - 1] if m["ply"] <= len(draws) else None,
-                 "played": shown(m["played_at"]), "played_at": when(m["played_at"])} for m in moves]
+        return [{"number": m.ply, "move": m.move, "auto": m.auto,
+                 "player": names.get(m.user_id, "?"), "colour": colour_of_turn(m.ply),
+                 "drawn": draws[m.ply - 1] if m.ply <= len(draws) else None,
+                 "played": shown(m.played_at), "played_at": when(m.played_at)} for m in moves]
 
     def board(self, number: int, now: datetime, *, after: int | None = None) -> dict[str, Any]:
         """A board's page: as it stands, or (``after``) the position after
@@ -260,16 +266,16 @@ class Pages:
         view = board_view(ctx, game, position=position)
         moves = ctx.store.moves_of(game.number)
         row = game.row
-        turn_start = when(row["turn_since"] or row["created_at"]) if game.active else now
+        turn_start = when(row.turn_since or row.created_at) if game.active else now
         clock = board_clock(ctx.store, row, moves, turn_start)
         due, stopped = deadlines(ctx.store, game, moves)
         pauses = []
         if game.active:  # the times a clock stands still from this turn on (not one that never ends)
             for colour in ("white", "black"):
                 user = game.player(colour)
-                for start, end in leave_of(ctx.store, user["id"]):
+                for start, end in leave_of(ctx.store, user.id):
                     if end > turn_start and end != OPEN_END:
-                        pauses.append({"userid": user["userid"], "colour": colour, "from": shown(start),
+                        pauses.append({"userid": user.userid, "colour": colour, "from": shown(start),
                                        "until": shown(end)})
         return {
             "view": view,
@@ -277,7 +283,7 @@ class Pages:
             "moves": self._moves(game, moves),
             "shown_ply": view["board"].ply,
             "current": position is None,
-            "tournament": row["tournament"],
+            "tournament": row.tournament,
             "clock": {
                 "used": {c: span(t) for c, t in clock.used.items()},
                 "since": shown(turn_start) if game.active else None,
@@ -292,41 +298,42 @@ class Pages:
         ctx = self.context(now)
         return board_view(ctx, self._game(ctx, number))
 
-    def picture(self, number: int, now: datetime, *, after: int | None = None) -> tuple[Board, int | None]:
-        """The position to draw, and the LuckyTrax tile drawn for the player
-        to move (on the current position only)."""
+    def picture(self, number: int, now: datetime, *, after: int | None = None) -> dict[str, Any]:
+        """The position to draw (``board``), and the LuckyTrax tile drawn for
+        the player to move (``draw``, on the current position only)."""
         page = self.board(number, now, after=after)
-        return page["board"], page["view"]["draw"]
+        board: Board = page["board"]
+        return {"board": board, "draw": page["view"]["draw"], "number": number, "game": board.variant.name}
 
     def player(self, userid: str, now: datetime) -> dict[str, Any]:
         user = self._user(userid)
-        uid = user["id"]
+        uid = user.id
         ratings = []
         for name, variant in VARIANTS.items():
             r = self.store.rating(uid, name)
             if r is not None:
-                ratings.append({"game": name, "title": variant.title, "rating": round(r["rating"]),
-                                "games": r["games"], "wins": r["wins"], "losses": r["losses"], "draws": r["draws"],
-                                "provisional": r["games"] < ESTABLISHED_AFTER})
+                ratings.append({"game": name, "title": variant.title, "rating": round(r.rating),
+                                "games": r.games, "wins": r.wins, "losses": r.losses, "draws": r.draws,
+                                "provisional": r.games < ESTABLISHED_AFTER})
         rows = self.store.player_boards(uid)
         active, finished = [], []
         for row in rows:
             line = board_line(row)
-            line["colour"] = "white" if row["white_id"] == uid else "black"
+            line["colour"] = "white" if row.white_id == uid else "black"
             line["opponent"] = line["black" if line["colour"] == "white" else "white"]
             if line["active"]:
                 line["their_turn"] = mover_id(row) == uid
                 active.append(line)
             else:
                 line["result"] = _result_for(row, uid)
-                finished.append((row["finished_at"] or row["updated_at"], line))
+                finished.append((row.finished_at or row.updated_at, line))
         finished.sort(key=lambda f: (f[0], f[1]["number"]), reverse=True)
         tournaments = []
         for t in self.store.tournaments_of_user(uid):
             line = _tournament_line(t)
-            line["director"] = t["director_id"] == uid
+            line["director"] = t.director_id == uid
             tournaments.append(line)
-        return {"userid": user["userid"], "closed": bool(user["deleted_at"]), "since": user["created_at"][:10],
+        return {"userid": user.userid, "closed": bool(user.deleted_at), "since": user.created_at[:10],
                 "ratings": ratings, "active": sorted(active, key=lambda b: b["number"]),
                 "finished": [line for _, line in finished[:PLAYER_RECENT]], "finished_count": len(finished),
                 "tournaments": tournaments}
@@ -335,7 +342,15 @@ class Pages:
         """Is there a player of that userid (a closed account too)?"""
         return len(userid) <= 64 and self.store.find_user(fold(userid)) is not None
 
-    def _user(self, userid: str) -> Row:
+    def player_key(self, userid: str) -> str:
+        """What a player's pages are kept by: the userid casefolded.  NotHere
+        when there is no such player: a userid may end in ``.atom``, so
+        ``/players/bob.atom`` is bob's feed or the page of ``bob.atom``."""
+        if not self.has_user(userid):
+            raise NotHere(f"there is no player {userid}")
+        return userid.casefold()
+
+    def _user(self, userid: str) -> User:
         user = self.store.find_user(fold(userid)) if len(userid) <= 64 else None
         if user is None:
             raise NotFound(f"there is no player {userid}")
@@ -350,12 +365,12 @@ class Pages:
         (reply,) = standings_reply(request)
         return {**reply.context, "games": [{"name": n, "title": v.title} for n, v in VARIANTS.items()]}
 
-    def tournament(self, name: str, now: datetime) -> dict[str, Any]:
-        row = self.store.tournament(fold(name)) if len(name) <= 64 else None
+    def tournament(self, tournament: str, now: datetime) -> dict[str, Any]:
+        row = self.store.tournament(fold(tournament)) if len(tournament) <= 64 else None
         if row is None:
-            raise NotFound(f"there is no tournament {name}")
-        event = reload(self.context(now), row["id"])
-        return {**event_context(self.store, event), "created": row["created_at"][:10]}
+            raise NotFound(f"there is no tournament {tournament}")
+        event = reload(self.context(now), row.id)
+        return {**event_context(self.store, event), "created": row.created_at[:10]}
 
     # -- feeds and calendars -------------------------------------------------
 
@@ -366,37 +381,37 @@ class Pages:
         row = game.row
         view = board_view(ctx, game)
         path = f"/boards/{number}"
-        entries = [{"kind": "start", "id": _tag(self.config, row["created_at"], f"{path}/start"),
-                    "updated": when(row["created_at"]), "path": path}]
+        entries = [{"kind": "start", "id": _tag(self.config, row.created_at, f"{path}/start"),
+                    "updated": when(row.created_at), "path": path}]
         for m in self._moves(game, ctx.store.moves_of(number)):
             # a move taken back and played again is another entry
             played = m["played_at"].strftime("%Y%m%dT%H%M%S")
             entries.append({"kind": "move", "move": m, "path": f"{path}?move={m['number']}",
-                            "id": _tag(self.config, row["created_at"], f"{path}/moves/{m['number']}/{played}"),
+                            "id": _tag(self.config, row.created_at, f"{path}/moves/{m['number']}/{played}"),
                             "updated": m["played_at"]})
         if not game.active:
-            entries.append({"kind": "end", "id": _tag(self.config, row["created_at"], f"{path}/end"),
-                            "updated": when(row["finished_at"] or row["updated_at"]), "path": path})
-        return self._feed(entries, view=view, id=_tag(self.config, row["created_at"], path), path=path,
-                          since=when(row["created_at"]))
+            entries.append({"kind": "end", "id": _tag(self.config, row.created_at, f"{path}/end"),
+                            "updated": when(row.finished_at or row.updated_at), "path": path})
+        return self._feed(entries, view=view, id=_tag(self.config, row.created_at, path), path=path,
+                          since=when(row.created_at))
 
     def player_feed(self, userid: str, now: datetime) -> dict[str, Any]:
         """A player's games started and finished, newest first."""
         user = self._user(userid)
         entries = []
-        for row in self.store.player_boards(user["id"]):
+        for row in self.store.player_boards(user.id):
             line = board_line(row)
-            path = f"/boards/{row['number']}"
-            entries.append({"kind": "start", "board": line, "path": path, "updated": when(row["created_at"]),
-                            "id": _tag(self.config, row["created_at"], f"{path}/start")})
+            path = f"/boards/{row.number}"
+            entries.append({"kind": "start", "board": line, "path": path, "updated": when(row.created_at),
+                            "id": _tag(self.config, row.created_at, f"{path}/start")})
             if not line["active"]:
-                line["result"] = _result_for(row, user["id"])
+                line["result"] = _result_for(row, user.id)
                 entries.append({"kind": "end", "board": line, "path": path,
-                                "updated": when(row["finished_at"] or row["updated_at"]),
-                                "id": _tag(self.config, row["created_at"], f"{path}/end")})
-        path = f"/players/{user['key']}"
-        return self._feed(entries, userid=user["userid"], id=_tag(self.config, user["created_at"], path), path=path,
-                          since=when(user["created_at"]))
+                                "updated": when(row.finished_at or row.updated_at),
+                                "id": _tag(self.config, row.created_at, f"{path}/end")})
+        path = f"/players/{user.key}"
+        return self._feed(entries, userid=user.userid, id=_tag(self.config, user.created_at, path), path=path,
+                          since=when(user.created_at))
 
     @staticmethod
     def _feed(entries: list[dict[str, Any]], *, since: datetime, **about: Any) -> dict[str, Any]:
@@ -413,10 +428,10 @@ class Pages:
         game = self._game(ctx, number)
         row = game.row
         due, stopped = deadlines(ctx.store, game, ctx.store.moves_of(number))
-        return {"number": number, "title": get_variant(row["game"]).title, "game": row["game"],
-                "label": row["label"], "white": game.white["userid"], "black": game.black["userid"],
+        return {"number": number, "title": get_variant(row.game).title, "game": row.game,
+                "label": row.label, "white": game.white.userid, "black": game.black.userid,
                 "active": game.active, "stopped": stopped, "deadlines": [d.as_dict() for d in due],
-                "stamp": when(row["turn_since"] or row["updated_at"]),
-                "ended": when(row["finished_at"] or row["updated_at"]) if not game.active else None,
+                "stamp": when(row.turn_since or row.updated_at),
+                "ended": when(row.finished_at or row.updated_at) if not game.active else None,
                 "domain": self.config.server.address.rpartition("@")[2] or "localhost",
                 "view": board_view(ctx, game)}

@@ -6,9 +6,13 @@ picture by :func:`pbm.trax.picture.board_png`, the record from
 ``replies/record.txt``).  The board on a page is inline SVG drawn by
 :func:`pbm.trax.svg.board_svg`, the same picture as the mail's.
 
-:class:`Site` is the whole site: one call per page, the data read by
-:class:`pbm.app.pages.Pages`, the bytes and their type out.  It knows
-nothing of HTTP (``pbm.server.web`` does: routes, headers, caching).
+:class:`Site` renders: a template with a page's data (:meth:`Site.template`),
+or one of its renderers for the pages that need more than a template (a
+board's page, its picture, record, feed and calendar).  Which page is made
+from which data, template or renderer is the URL table's to say
+(:mod:`.web_urls`); the data is read by :class:`pbm.app.web_data.Pages`.
+It knows nothing of HTTP (``pbm.server.web`` does: routes, headers,
+caching).
 """
 
 from __future__ import annotations
@@ -28,12 +32,7 @@ from pbm.trax.picture import board_png
 from pbm.trax.svg import board_svg
 
 from .compose import TEMPLATES, Renderer, wrap
-from .pages import Pages
-
-#: The files under templates/web/ served as they are: name -> content type.
-STATIC = {"site.css": "text/css; charset=utf-8", "favicon.svg": "image/svg+xml"}
-
-HTML = "text/html; charset=utf-8"
+from .web_data import Pages
 
 
 @dataclass(frozen=True)
@@ -98,12 +97,16 @@ def ics_lines(text: str) -> bytes:
 
 
 class Site:
-    """Every page of the web view, rendered from the store (a connection of
-    the web view's own)."""
+    """The renderers of the web view's pages, and the data they are made
+    from (``pages``, read from a store that is a connection of the web
+    view's own)."""
 
     def __init__(self, store: Store, config: Config) -> None:
         self.config = config
         self.pages = Pages(store, config)
+        #: Where feeds and calendars link to: ``[web] base_url``, or relative
+        #: links ("") and no calendar URL without it (never a request's Host).
+        self.base = config.web.base_url or ""
         self.html = _environment(autoescape=True)
         self.html.globals.update(server={"name": config.server.name, "address": config.server.address},
                                  nav_games=[{"name": n, "title": v.title} for n, v in VARIANTS.items()])
@@ -112,18 +115,20 @@ class Site:
 
     # -- plain pieces --------------------------------------------------------
 
-    def _page(self, name: str, **context: Any) -> Rendered:
-        return Rendered(self.html.get_template(f"web/{name}").render(**context).encode("utf-8"), HTML)
+    def template(self, name: str, data: dict[str, Any]) -> bytes:
+        """The page of ``templates/web/NAME`` with ``data`` as its context."""
+        return self.html.get_template(f"web/{name}").render(**data).encode("utf-8")
 
     def error(self, status: int, message: str) -> bytes:
         """The site's own page for an error (``message`` is escaped)."""
         titles = {400: "Bad request", 404: "Not found", 405: "Method not allowed", 500: "Server error"}
-        return self._page("error.html", status=status, title=titles.get(status, "Error"), message=message).body
+        context = {"status": status, "title": titles.get(status, "Error"), "message": message}
+        return self.html.get_template("web/error.html").render(**context).encode("utf-8")
 
     @staticmethod
-    def static(name: str) -> Rendered:
-        path = TEMPLATES.joinpath("web", name)
-        return Rendered(path.read_bytes(), STATIC[name])
+    def file(name: str) -> bytes:
+        """A file of ``templates/web/`` as it is (the style sheet, the icon)."""
+        return TEMPLATES.joinpath("web", name).read_bytes()
 
     def _status(self, view: dict[str, Any]) -> str:
         """The board's state in one sentence, as its mail says it."""
@@ -132,54 +137,35 @@ class Site:
     def _alt(self, board: Any) -> str:
         return " ".join(self.text.partial("html/picture-alt.txt", board=board).split())
 
-    # -- pages -----------------------------------------------------------------
+    # -- the renderers of the URL table ------------------------------------------
 
-    def home(self, now: datetime) -> Rendered:
-        return self._page("home.html", **self.pages.home(now))
-
-    def board(self, number: int, now: datetime, *, after: int | None = None) -> Rendered:
-        page = self.pages.board(number, now, after=after)
+    def board(self, page: dict[str, Any]) -> bytes:
+        """A board's page: its template, with the board drawn as SVG and its
+        state in the mail's words."""
         view, board = page["view"], page["board"]
         svg = board_svg(board, draw=view["draw"], title=self._alt(board))
-        return self._page("board.html", **page, svg=svg, status=self._status(view))
+        return self.template("board.html", {**page, "svg": svg, "status": self._status(view)})
 
-    def board_png(self, number: int, now: datetime, *, after: int | None = None) -> Rendered:
-        board, draw = self.pages.picture(number, now, after=after)
-        png = board_png(board) if draw is None else board_png(board, draw=draw)
-        return Rendered(png, "image/png", f"{board.variant.name}-{number}.png")
+    def picture(self, data: dict[str, Any]) -> bytes:
+        """The board's picture, as the mail has it."""
+        draw = data["draw"]
+        return board_png(data["board"]) if draw is None else board_png(data["board"], draw=draw)
 
-    def record(self, number: int, now: datetime) -> Rendered:
+    def record(self, view: dict[str, Any]) -> bytes:
         """The game record, as the last board mail of a game attaches it."""
-        view = self.pages.record(number, now)
         text = self.text.render("replies/record.txt", server=self.config.server, view=view)
-        return Rendered(wrap(text.body).encode("utf-8"), "text/plain; charset=utf-8",
-                        f"{view['game']}-{number}.txt")
+        return wrap(text.body).encode("utf-8")
 
-    def player(self, userid: str, now: datetime) -> Rendered:
-        return self._page("player.html", **self.pages.player(userid, now))
+    def feed(self, feed: dict[str, Any]) -> bytes:
+        """An Atom feed (a player's games)."""
+        return self.html.get_template("web/feed.xml").render(feed=feed, base=self.base).encode("utf-8")
 
-    def standings(self, game: str, now: datetime) -> Rendered:
-        return self._page("standings.html", **self.pages.standings(game, now))
+    def board_feed(self, feed: dict[str, Any]) -> bytes:
+        """A board's Atom feed, its state in the mail's words."""
+        return self.feed({**feed, "status": self._status(feed["view"])})
 
-    def tournament(self, name: str, now: datetime) -> Rendered:
-        return self._page("tournament.html", **self.pages.tournament(name, now))
-
-    def _atom(self, feed: dict[str, Any], base: str) -> Rendered:
-        body = self.html.get_template("web/feed.xml").render(feed=feed, base=base)
-        return Rendered(body.encode("utf-8"), "application/atom+xml; charset=utf-8")
-
-    def board_feed(self, number: int, now: datetime, *, base: str) -> Rendered:
-        feed = self.pages.board_feed(number, now)
-        return self._atom({**feed, "status": self._status(feed["view"])}, base)
-
-    def player_feed(self, userid: str, now: datetime, *, base: str) -> Rendered:
-        return self._atom(self.pages.player_feed(userid, now), base)
-
-    def board_calendar(self, number: int, now: datetime, *, base: str) -> Rendered:
-        data = self.pages.board_calendar(number, now)
-        data["status"] = self._status(data["view"])
-        data["base"] = base
-        for d in data["deadlines"]:
-            d["end"] = d["moment"] + timedelta(minutes=15)
-        text = self.calendar_env.get_template("web/calendar.ics").render(**data)
-        return Rendered(ics_lines(text), "text/calendar; charset=utf-8", f"{data['game']}-{number}.ics")
+    def calendar(self, data: dict[str, Any]) -> bytes:
+        """A board's deadlines as an iCalendar file."""
+        data = {**data, "status": self._status(data["view"]), "base": self.base,
+                "deadlines": [{**d, "end": d["moment"] + timedelta(minutes=15)} for d in data["deadlines"]]}
+        return ics_lines(self.calendar_env.get_template("web/calendar.ics").render(**data))
