@@ -14,14 +14,17 @@ Figures printed:
              legal-move list (turns per second, and games per second); in
              luckytrax each turn draws a random face and plays a random
              placement of it, or passes; pointtrax plays to a target of 25.
-             The new engine's shared table of legality answers (learnt from
-             the positions it meets) is emptied before each game type, so
-             each figure pays for its own learning
+             The new engine's boards of each game type share one Knowledge
+             (the legality answers learnt from the positions they meet, and
+             the Move objects), made fresh for that game type, so each
+             figure pays for its own learning
   replay     the 300 recorded games replayed from their notation (moves/s),
              and for each game type random games replayed from their move
-             lists (as the server does when a position is not kept)
+             lists (as the server does when a position is not kept: each
+             board with a Knowledge of its own)
   250 moves  a random 250-move looptrax game nobody wins: the memory its
              board holds after the replay (a deep walk of the Board object,
+             leaving out what boards share: the game type and the Knowledge,
              and what tracemalloc sees the replay keep) and the time to replay
              it (best of 30)
   counting   distinct move sequences from the empty board to depth 5 (and
@@ -49,8 +52,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.baseline_engine import Board as OldBoard  # noqa: E402
 from bench.games import load_games, quiet_game, random_turn  # noqa: E402
-from pbm.trax import Board  # noqa: E402
-from pbm.trax import board as engine  # noqa: E402
+from pbm.trax import Board, Knowledge  # noqa: E402
 
 ALL_VARIANTS = ("trax", "8x8trax", "looptrax", "minitrax", "luckytrax", "pointtrax")
 #: A playout stops here if nothing has decided it (unlimited game types).
@@ -59,9 +61,14 @@ MAX_PLY = 400
 ENGINES: tuple[tuple[str, Any], ...] = (("old", OldBoard), ("new", Board))
 
 
-def forget_learnt() -> None:
-    """Empty the new engine's shared table of legality answers."""
-    engine._forget_learnt()
+def board_maker(board_class: Any, variant: str) -> Any:
+    """A function that makes an empty board of ``variant``: the new engine's
+    boards all share one Knowledge, new for this call (the old engine's
+    table of answers was emptied before each game type)."""
+    if board_class is Board:
+        knowledge = Knowledge()
+        return lambda: Board(variant, knowledge=knowledge)
+    return lambda: board_class(variant)
 
 
 def playouts(seconds: float, variant: str = "trax", seed: int = 1,
@@ -69,10 +76,11 @@ def playouts(seconds: float, variant: str = "trax", seed: int = 1,
     """Random games of ``variant`` for about ``seconds``: (turns, games, seconds)."""
     rng = random.Random(seed)
     turns = games = 0
+    new_board = board_maker(board_class, variant)
     start = time.perf_counter()
     if variant in ("luckytrax", "pointtrax"):
         while time.perf_counter() - start < seconds:
-            board = board_class(variant)
+            board = new_board()
             while board.outcome() is None and board.ply < MAX_PLY:
                 random_turn(board, rng)
                 turns += 1
@@ -81,7 +89,7 @@ def playouts(seconds: float, variant: str = "trax", seed: int = 1,
     # the three original game types: exactly the loop the figures before the
     # new game types were measured with
     while time.perf_counter() - start < seconds:
-        board = board_class(variant)
+        board = new_board()
         while board.outcome() is None and board.ply < MAX_PLY:
             moves = board.legal_moves()
             board.play(rng.choice(moves))
@@ -229,7 +237,6 @@ def main() -> None:
     for variant in variants:
         rates = {}
         for name, board_class in ENGINES:
-            forget_learnt()
             turns, games, secs = playouts(args.seconds, variant, board_class=board_class)
             rates[name] = (turns / secs, games / secs, turns / games)
         (old, _, _), (new, games_per_s, per_game) = rates["old"], rates["new"]
@@ -250,7 +257,8 @@ def main() -> None:
     moves = quiet_game(random.Random(250), 250, "looptrax")
     boards = {name: board_class.replay(moves, "looptrax") for name, board_class in ENGINES}
     tiles = boards["new"].tile_count
-    old, new = (deep_size(board, (board.variant,)) / 1024 for board in boards.values())
+    old, new = (deep_size(board, (board.variant, getattr(board, "knowledge", None))) / 1024
+                for board in boards.values())
     print(f"250 moves: {'memory':<9} {old:>8,.1f} K {new:>8,.1f} K {new / old:>7.2f}x  KiB the board holds "
           f"(deep walk; looptrax, {tiles} tiles)")
     old, new = (kept_by_replay(board_class, moves, "looptrax") / 1024 for _, board_class in ENGINES)

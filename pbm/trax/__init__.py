@@ -6,15 +6,21 @@
 '@0/'
 >>> [str(m) for m in board.legal_moves()][:3]
 ['A0+', 'A0/', 'A0\\\\']
+
+:class:`Board` is built in layers (see :mod:`.board`); what boards learn is
+kept in a :class:`Knowledge` each holds, never at module level.
 """
 
-from .board import PASS, Board, LastTurn, Move, Scored, WinningTrack
-from .errors import IllegalMoveError, NotationError, TraxError
+from .board import Board
+from .errors import CODES, IllegalMoveError, NotationError, TraxError
+from .knowledge import Knowledge
+from .moves import PASS, LastTurn, Move, Scored, WinningTrack
 from .notation import column_index, column_letters, is_pass, parse_notation
 from .outcome import REASONS, Outcome
 from .variants import DEFAULT_POINTS, ENDINGS, VARIANTS, Variant, get_variant
 
-__all__ = [
+__all__ = (
+    "CODES",
     "DEFAULT_POINTS",
     "ENDINGS",
     "PASS",
@@ -22,6 +28,7 @@ __all__ = [
     "VARIANTS",
     "Board",
     "IllegalMoveError",
+    "Knowledge",
     "LastTurn",
     "Move",
     "NotationError",
@@ -35,4 +42,4 @@ __all__ = [
     "get_variant",
     "is_pass",
     "parse_notation",
-]
+)

@@ -3,11 +3,78 @@
 Every message is written for a player: it says what was wrong and, where it
 helps, what a right move looks like.  All of them are ``ValueError``s, so a
 caller that only wants "was this move accepted?" can catch that.
+
+Beside its message each refusal carries a stable ``code`` (kebab-case, one
+per kind of refusal: :data:`CODES`) and ``params``, the facts it is about,
+so that a reply can be worded from a template of its own (a translated
+server words them in its language).  The params are plain values: strings,
+whole numbers, booleans, and tuples of them.
+
+========================  ====================================================
+code                      params
+========================  ====================================================
+``not-text``              ``type``: the type given instead of text
+``no-move``               (none): the text is empty
+``leading-zero``          ``move``: the text as written (new notation)
+``not-notation``          ``move``: the text as written
+``old-row-zero``          ``move``: the text as written (old notation)
+``no-pass``               ``variant``, ``title``: the game type
+``first-move``            ``move`` (new notation), ``fresh_area``: the move
+                          starts a PointTrax area cleared by a line
+``first-move-old``        ``move`` (old notation), ``fresh_area``
+``off-board``             ``cell``, ``last_column`` (letters), ``last_row``
+``occupied``              ``cell``
+``not-touching``          ``cell``
+``no-fit``                ``move``, ``symbol``, ``cell``, ``entries``
+``no-straight``           ``move``, ``cell``, ``entries`` (old notation)
+``no-curve``              ``move``, ``cell``, ``entries`` (old notation)
+``which-curve``           ``move``, ``cell`` (old notation ``C``)
+``no-such-turn``          ``move``, ``cell``, ``direction``: ``up``, ``down``,
+                          ``left`` or ``right`` (old notation)
+``ambiguous``             ``move``, ``cell`` (old notation)
+``game-over``             (none)
+``too-large``             ``move``, ``limit``, ``variant``, ``title``
+``three-ends``            ``move``, ``cell``: where three ends of one colour
+                          would meet
+``nothing-to-undo``       (none): no move to take back
+========================  ====================================================
+
+``entries`` is a tuple of ``(colour, side)`` pairs, the track ends entering
+the cell: ``("white", "top")``.  A cell is written as the notation names it
+(``B2``), a move as the player wrote it, canonical where it was read.
+
+A refusal met while a move list is replayed (:meth:`~pbm.trax.Board.replay`)
+keeps the code and params of what went wrong and adds ``number`` (the move's
+number in the list, from 1) and ``given`` (that move as written).
 """
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TypeAlias
+
+#: Every code a refusal of the engine carries (see the table above).
+CODES = frozenset({
+    "not-text", "no-move", "leading-zero", "not-notation", "old-row-zero",
+    "no-pass", "first-move", "first-move-old", "off-board", "occupied", "not-touching",
+    "no-fit", "no-straight", "no-curve", "which-curve", "no-such-turn", "ambiguous",
+    "game-over", "too-large", "three-ends", "nothing-to-undo",
+})
+
+#: What a param may be: a plain value, or a tuple of them.
+Param: TypeAlias = str | int | bool | tuple[object, ...] | None
 
 
 class TraxError(ValueError):
-    """Base class of everything the engine refuses."""
+    """Base class of everything the engine refuses.
+
+    ``str(error)`` is the message for a player; ``code`` names the kind of
+    refusal (one of :data:`CODES`) and ``params`` the facts it is about."""
+
+    def __init__(self, message: str, code: str = "refused", params: Mapping[str, Param] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params: dict[str, Param] = dict(params) if params else {}
 
 
 class NotationError(TraxError):

@@ -4,6 +4,9 @@ SVG of the web view (:mod:`.svg`, plain text), so the two look the same."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 Rgb = tuple[int, int, int]
 
 # ----------------------------------------------------------------------
@@ -43,7 +46,7 @@ STRIP = CELL + MARGIN // 2
 RING, RING_WIDTH = 8, 3
 
 #: The base colours by name.
-COLOURS: dict[str, Rgb] = {
+COLOURS: Mapping[str, Rgb] = MappingProxyType({
     "background": (244, 241, 233),
     "tile": (30, 30, 32),
     "white": (250, 250, 246),
@@ -54,4 +57,4 @@ COLOURS: dict[str, Rgb] = {
     "chosen": (0, 104, 214),
     "forced": (236, 104, 0),
     "placement": (22, 163, 74),
-}
+})

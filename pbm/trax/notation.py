@@ -101,16 +101,18 @@ def parse_notation(text: str) -> NewNotation | OldNotation:
     not a move at all.
     """
     if not isinstance(text, str):
-        raise NotationError(f"a move must be text, not {type(text).__name__}")
+        raise NotationError(f"a move must be text, not {type(text).__name__}", "not-text",
+                            {"type": type(text).__name__})
     raw = text.strip()
     s = raw.upper()
     if not s:
-        raise NotationError(f"no move given; {HOW_MOVES_LOOK}")
+        raise NotationError(f"no move given; {HOW_MOVES_LOOK}", "no-move")
     m = NEW_FORM.match(s)
     if m:
         col, row, sym = m.groups()
         if len(row) > 1 and row[0] == "0":
-            raise NotationError(f"{raw} is not Trax notation: a row number has no leading zero; {HOW_MOVES_LOOK}")
+            raise NotationError(f"{raw} is not Trax notation: a row number has no leading zero; {HOW_MOVES_LOOK}",
+                                "leading-zero", {"move": raw})
         return NewNotation(column_index(col), int(row), sym)
     m = OLD_COLUMN_FIRST.match(s)
     row_first = False
@@ -119,11 +121,12 @@ def parse_notation(text: str) -> NewNotation | OldNotation:
     else:
         m = OLD_ROW_FIRST.match(s)
         if not m:
-            raise NotationError(f"{raw} is not Trax notation; {HOW_MOVES_LOOK}")
+            raise NotationError(f"{raw} is not Trax notation; {HOW_MOVES_LOOK}", "not-notation", {"move": raw})
         row, col, letter = m.groups()
         row_first = True
     if int(row) < 1 or (len(row) > 1 and row[0] == "0"):
         raise NotationError(
-            f"{raw}: in the old notation rows are counted from 1 after the move; {HOW_MOVES_LOOK}"
+            f"{raw}: in the old notation rows are counted from 1 after the move; {HOW_MOVES_LOOK}",
+            "old-row-zero", {"move": raw},
         )
     return OldNotation(column_index(col), int(row), letter, row_first)

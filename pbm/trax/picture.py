@@ -83,8 +83,10 @@ Speed
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from types import MappingProxyType
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -112,7 +114,7 @@ from .look import (
 from .notation import column_letters
 from .tiles import PATHS, E, N, S, W
 
-__all__ = [
+__all__ = (
     "CELL",
     "CHOSEN_WIDTH",
     "COLOURS",
@@ -137,7 +139,7 @@ __all__ = [
     "draw_box",
     "frame_size",
     "picture_size",
-]
+)
 
 #: Sprites are drawn this many times larger, then reduced.
 SCALE = 4
@@ -173,7 +175,7 @@ def _mix(one: Rgb, two: Rgb, t: float) -> Rgb:
     return r, g, b
 
 
-def _build_palette() -> tuple[list[Rgb], dict[str, int], dict[tuple[str, str], list[int]]]:
+def _build_palette() -> tuple[tuple[Rgb, ...], Mapping[str, int], Mapping[tuple[str, str], tuple[int, ...]]]:
     entries = list(COLOURS.values())
     index = {name: n for n, name in enumerate(COLOURS)}
     ramps: dict[tuple[str, str], list[int]] = {}
@@ -183,25 +185,25 @@ def _build_palette() -> tuple[list[Rgb], dict[str, int], dict[tuple[str, str], l
             entries.append(_mix(COLOURS[one], COLOURS[two], k / (steps + 1)))
             ramps[(one, two)].append(len(entries) - 1)
     assert len(set(entries)) == len(entries) <= 256, "palette entries must be distinct"
-    return entries, index, ramps
+    return tuple(entries), MappingProxyType(index), MappingProxyType({k: tuple(v) for k, v in ramps.items()})
 
 
 _ENTRIES, _INDEX, _RAMP_INDEX = _build_palette()
 
 #: Every colour of the picture, by palette index.  Index 0 is the background.
-PALETTE: tuple[Rgb, ...] = tuple(_ENTRIES)
+PALETTE: tuple[Rgb, ...] = _ENTRIES
 #: Palette index of each colour in :data:`COLOURS`.
-INDEX: dict[str, int] = _INDEX
+INDEX: Mapping[str, int] = _INDEX
 _PALETTE_BYTES = bytes(channel for colour in PALETTE for channel in colour)
 
 
-def _shades(*names: str) -> list[int]:
+def _shades(*names: str) -> tuple[int, ...]:
     """Palette indices of the named colours and of the ramps between them."""
     out = [INDEX[name] for name in names]
     for (one, two), indices in _RAMP_INDEX.items():
         if one in names and two in names:
             out += indices
-    return out
+    return tuple(out)
 
 
 # What each kind of sprite may be mapped to: plain tiles never take the glow
@@ -212,7 +214,7 @@ _EMPTY_INKS = _shades("background", "grid")
 _LABEL_INKS = _shades("background", "label")
 
 
-def _to_palette(image: Image.Image, allowed: list[int]) -> Image.Image:
+def _to_palette(image: Image.Image, allowed: tuple[int, ...]) -> Image.Image:
     """An RGB image as a palette image, each pixel the nearest of ``allowed``."""
     nearest: dict[bytes, int] = {}
     rgb = image.tobytes()
@@ -235,12 +237,12 @@ def _to_palette(image: Image.Image, allowed: list[int]) -> Image.Image:
 # sprites, drawn large and reduced once
 
 # The corner of the face a curve's track goes round, by the two sides it joins.
-_CORNER_OF = {
+_CORNER_OF = MappingProxyType({
     frozenset((N, W)): (0, 0),
     frozenset((N, E)): (FACE, 0),
     frozenset((S, E)): (FACE, FACE),
     frozenset((S, W)): (0, FACE),
-}
+})
 
 
 def _draw_face(mask: int, glowing: int | None) -> Image.Image:

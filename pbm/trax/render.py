@@ -131,8 +131,9 @@ marked and the legend says ``last move: pass``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Protocol
 
 from .notation import PASS_WORD, column_letters
@@ -187,11 +188,11 @@ def _colour(mask: int, side: int) -> str:
 
 # The inside of a full-style cell (3 lines of 5 characters), by symbol; the
 # letters N, E, S and W stand for the colour of the track crossing that side.
-_FULL_TEMPLATES = {
+_FULL_TEMPLATES: Mapping[str, tuple[str, str, str]] = MappingProxyType({
     "+": ("  N  ", "WWoEE", "  S  "),
     "/": (" N   ", "W   E", "   S "),
     "\\": ("   N ", "W   E", " S   "),
-}
+})
 
 
 def _fill(template: str, mask: int) -> str:
@@ -211,15 +212,15 @@ def _sides(mask: int) -> tuple[str, str, str, str]:
 
 
 # mask -> the three inside lines of a full-style cell
-FULL_INSIDE: dict[int, tuple[str, str, str]] = {mask: _inside(mask) for mask in SYMBOL}
+FULL_INSIDE: Mapping[int, tuple[str, str, str]] = MappingProxyType({mask: _inside(mask) for mask in SYMBOL})
 
 # mask -> the compact body: left side, symbol, right side
-COMPACT_BODY: dict[int, str] = {
+COMPACT_BODY: Mapping[int, str] = MappingProxyType({
     mask: _colour(mask, W) + symbol + _colour(mask, E) for mask, symbol in SYMBOL.items()
-}
+})
 
 # mask -> (top, right, bottom, left) side marks
-SIDES: dict[int, tuple[str, str, str, str]] = {mask: _sides(mask) for mask in SYMBOL}
+SIDES: Mapping[int, tuple[str, str, str, str]] = MappingProxyType({mask: _sides(mask) for mask in SYMBOL})
 
 
 # ----------------------------------------------------------------------
@@ -340,13 +341,13 @@ _BLANK = " " * (_CELL_W - 1)
 # The 6-character pieces lines are joined from.  Along the top of a cell:
 # mask -> a corner and the tile's top side ("+--o--"), or the bottom side
 # of the tile above an empty cell.
-_TOP_PIECE = {mask: "+--" + sides[0] + "--" for mask, sides in SIDES.items()}
-_BOTTOM_PIECE = {mask: "+--" + sides[2] + "--" for mask, sides in SIDES.items()}
+_TOP_PIECE = MappingProxyType({mask: "+--" + sides[0] + "--" for mask, sides in SIDES.items()})
+_BOTTOM_PIECE = MappingProxyType({mask: "+--" + sides[2] + "--" for mask, sides in SIDES.items()})
 # Through a cell, its three lines: mask -> the tile's left side and inside;
 # and for an empty cell, the right side of the tile on its left.
-_TILE_PIECES = {mask: ("|" + inside[0], SIDES[mask][3] + inside[1], "|" + inside[2])
-                for mask, inside in FULL_INSIDE.items()}
-_AFTER_PIECES = {mask: ("|" + _BLANK, SIDES[mask][1] + _BLANK, "|" + _BLANK) for mask in SIDES}
+_TILE_PIECES = MappingProxyType({mask: ("|" + inside[0], SIDES[mask][3] + inside[1], "|" + inside[2])
+                                 for mask, inside in FULL_INSIDE.items()})
+_AFTER_PIECES = MappingProxyType({mask: ("|" + _BLANK, SIDES[mask][1] + _BLANK, "|" + _BLANK) for mask in SIDES})
 _EMPTY_PIECE = " " + _BLANK
 
 
@@ -440,10 +441,10 @@ def _compact(picture: _Picture) -> list[str]:
     return ["".join(line) for line in canvas]
 
 
-_STYLES = {
+_STYLES = MappingProxyType({
     "full": _Style(_full, _CELL_W, 1, 3, _CELL_H, 2),
     "compact": _Style(_compact, 3, 0, 1, 2, 0),
-}
+})
 
 
 # ----------------------------------------------------------------------

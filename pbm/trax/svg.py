@@ -25,6 +25,8 @@ without ``'unsafe-inline'``.  Text (the title) is escaped here.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from .board import Board
 from .look import (
     BRIDGE,
@@ -48,7 +50,7 @@ from .look import (
 from .notation import column_letters
 from .tiles import PATHS, E, N, S, W
 
-__all__ = [
+__all__ = (
     "BRIDGE",
     "CELL",
     "CHOSEN_WIDTH",
@@ -68,7 +70,7 @@ __all__ = [
     "TRACK",
     "board_svg",
     "svg_size",
-]
+)
 
 def _hex(name: str) -> str:
     r, g, b = COLOURS[name]
@@ -84,12 +86,12 @@ def _escape(text: str) -> str:
 # ----------------------------------------------------------------------
 # the tiles, drawn once in <defs>
 
-_CORNER_OF = {
+_CORNER_OF = MappingProxyType({
     frozenset((N, W)): (0, 0),
     frozenset((N, E)): (FACE, 0),
     frozenset((S, E)): (FACE, FACE),
     frozenset((S, W)): (0, FACE),
-}
+})
 _MID = FACE // 2
 _HALF = TRACK // 2
 

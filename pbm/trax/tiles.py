@@ -21,6 +21,9 @@ away; edges between cells are integers too (see ``EDGE_OFFSET``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 N, E, S, W = 0, 1, 2, 3
 DIRECTIONS = (N, E, S, W)
 OPPOSITE = (S, W, N, E)
@@ -40,8 +43,8 @@ DELTA = (-STRIDE, 1, STRIDE, -1)
 EDGE_OFFSET = (0, 2 * 1 + 1, 2 * STRIDE, 1)
 
 TILES = (5, 10, 9, 6, 3, 12)
-SYMBOL = {5: "+", 10: "+", 9: "/", 6: "/", 3: "\\", 12: "\\"}
-TILES_OF_SYMBOL = {"+": (5, 10), "/": (9, 6), "\\": (3, 12)}
+SYMBOL: Mapping[int, str] = MappingProxyType({5: "+", 10: "+", 9: "/", 6: "/", 3: "\\", 12: "\\"})
+TILES_OF_SYMBOL: Mapping[str, tuple[int, int]] = MappingProxyType({"+": (5, 10), "/": (9, 6), "\\": (3, 12)})
 
 
 def _dirs(mask: int) -> tuple[int, ...]:
@@ -49,7 +52,32 @@ def _dirs(mask: int) -> tuple[int, ...]:
 
 
 # For each tile: ((a, b) white directions, (c, d) black directions).
-PATHS = {t: (_dirs(t), _dirs(15 ^ t)) for t in TILES}
+PATHS: Mapping[int, tuple[tuple[int, ...], tuple[int, ...]]] = MappingProxyType(
+    {t: (_dirs(t), _dirs(15 ^ t)) for t in TILES}
+)
+
+# Every table below is a tuple (indexed by tile, key or signature) or a
+# read-only mapping: made once when the module is imported, never changed.
+
+
+def _forced(key: int) -> int:
+    """FORCE[key] (see below)."""
+    wm, bm = key & 15, key >> 4
+    if wm & bm or wm.bit_count() > 2 or bm.bit_count() > 2:
+        return -1  # wm & bm: impossible on a real board; never a legal cell
+    if wm.bit_count() == 2:
+        return wm
+    if bm.bit_count() == 2:
+        return 15 ^ bm
+    return 0
+
+
+def _fits(key: int) -> tuple[tuple[str, int], ...]:
+    """FITS[key] (see below)."""
+    wm, bm = key & 15, key >> 4
+    if wm & bm:
+        return ()
+    return tuple((SYMBOL[t], t) for t in TILES if (t & (wm | bm)) == wm)
 
 
 # Entry keys: for an empty cell, ``wm | bm << 4`` where wm (bm) has bit d set
@@ -60,63 +88,52 @@ PATHS = {t: (_dirs(t), _dirs(15 ^ t)) for t in TILES}
 #             0 when the cell is not forced.
 # FITS[key]:  ((symbol, tile), ...) for the tiles whose edges match every
 #             entering end; at most one tile per symbol once anything enters.
-FORCE = [0] * 256
-FITS: list[tuple[tuple[str, int], ...]] = [()] * 256
-for _key in range(256):
-    _wm, _bm = _key & 15, _key >> 4
-    if _wm & _bm:
-        FORCE[_key] = -1  # impossible on a real board; never a legal cell
-        continue
-    if _wm.bit_count() > 2 or _bm.bit_count() > 2:
-        FORCE[_key] = -1
-    elif _wm.bit_count() == 2:
-        FORCE[_key] = _wm
-    elif _bm.bit_count() == 2:
-        FORCE[_key] = 15 ^ _bm
-    FITS[_key] = tuple(
-        (SYMBOL[t], t) for t in TILES if (t & (_wm | _bm)) == _wm
-    )
-del _key, _wm, _bm
+FORCE: tuple[int, ...] = tuple(_forced(key) for key in range(256))
+FITS: tuple[tuple[tuple[str, int], ...], ...] = tuple(_fits(key) for key in range(256))
 
 
 # CONTRIB[tile][d]: the bits a tile adds to the entry key of the empty cell
 # next to it in direction d (that cell sees the track enter from OPPOSITE[d]).
-CONTRIB = {
+CONTRIB: Mapping[int, tuple[int, ...]] = MappingProxyType({
     t: tuple((1 << OPPOSITE[d]) if (t >> d) & 1 else (16 << OPPOSITE[d]) for d in DIRECTIONS)
     for t in TILES
-}
+})
 
 
 # ----------------------------------------------------------------------
-# Tables for the engine's hot paths (lists indexed by tile or key, which
-# are faster than dicts and build no objects when read).
+# Tables for the engine's hot paths (tuples indexed by tile or key, which
+# are as fast as lists and build no objects when read).
 
 #: FIT_TILES[key]: the tiles of FITS[key], in symbol order (+ / \).
-FIT_TILES: list[tuple[int, ...]] = [tuple(t for _, t in fits) for fits in FITS]
+FIT_TILES: tuple[tuple[int, ...], ...] = tuple(tuple(t for _, t in fits) for fits in FITS)
 
 #: TILE_FOR[key]: symbol -> the tile of that symbol that fits (if any).
-TILE_FOR: list[dict[str, int]] = [{sym: t for sym, t in fits} for fits in FITS]
+TILE_FOR: tuple[Mapping[str, int], ...] = tuple(MappingProxyType(dict(fits)) for fits in FITS)
 
 #: NEIGHBOURS[tile]: (cell offset, bits added to that neighbour's entry key,
-#: direction bit) for N, E, S, W.
-NEIGHBOURS: list[tuple[tuple[int, int, int], ...]] = [()] * 16
+#: direction bit) for N, E, S, W; ``()`` for a number that is no tile.
+NEIGHBOURS: tuple[tuple[tuple[int, int, int], ...], ...] = tuple(
+    tuple((DELTA[d], CONTRIB[t][d], 1 << d) for d in DIRECTIONS) if t in SYMBOL else () for t in range(16)
+)
 #: TRACKS[tile]: for white then black, (offset of the cell beyond edge a,
 #: edge id offset of a, the same for b, bit of a, bit of b, loop bit).
-TRACKS: list[tuple[tuple[int, int, int, int, int, int, int], ...]] = [()] * 16
+TRACKS: tuple[tuple[tuple[int, int, int, int, int, int, int], ...], ...] = tuple(
+    tuple(
+        (DELTA[a], EDGE_OFFSET[a], DELTA[b], EDGE_OFFSET[b], 1 << a, 1 << b, 1 << colour)
+        for colour, (a, b) in enumerate(PATHS[t])
+    ) if t in SYMBOL else ()
+    for t in range(16)
+)
 #: KEY_OF[tile][occupied]: the entry key the cell had before ``tile`` went
 #: in, when the directions in the 4-bit mask ``occupied`` held tiles.
-KEY_OF: list[list[int]] = [[0] * 16 for _ in range(16)]
-for _t in TILES:
-    NEIGHBOURS[_t] = tuple((DELTA[d], CONTRIB[_t][d], 1 << d) for d in DIRECTIONS)
-    TRACKS[_t] = tuple(
-        (DELTA[a], EDGE_OFFSET[a], DELTA[b], EDGE_OFFSET[b], 1 << a, 1 << b, 1 << colour)
-        for colour, (a, b) in enumerate(PATHS[_t])
+KEY_OF: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        sum((1 << d) if (t >> d) & 1 else (16 << d) for d in DIRECTIONS if (occupied >> d) & 1)
+        if t in SYMBOL else 0
+        for occupied in range(16)
     )
-    for _occ in range(16):
-        KEY_OF[_t][_occ] = sum(
-            (1 << d) if (_t >> d) & 1 else (16 << d) for d in DIRECTIONS if (_occ >> d) & 1
-        )
-del _t, _occ
+    for t in range(16)
+)
 
 # Neighbour signatures.  For an empty cell X, bit d of its signature says a
 # white end enters the neighbour in direction d, bit d + 4 a black one.  No
@@ -124,19 +141,16 @@ del _t, _occ
 # placed at X forces that neighbour exactly when it sends it an end of a
 # colour already there.
 #: SIG[d][key]: the signature bits of a neighbour in direction d with that key.
-SIG: list[list[int]] = [
-    [((1 << d) if key & 15 else 0) | ((16 << d) if key >> 4 else 0) for key in range(256)]
+SIG: tuple[tuple[int, ...], ...] = tuple(
+    tuple(((1 << d) if key & 15 else 0) | ((16 << d) if key >> 4 else 0) for key in range(256))
     for d in DIRECTIONS
-]
+)
 #: SAFE[sig]: bit t set when tile t forces no neighbour of a cell with that
 #: signature (a turn that forces nothing is always legal).
-SAFE: list[int] = [0] * 256
-for _sig in range(256):
-    for _t in TILES:
-        if not ((_t & _sig) | ((15 ^ _t) & (_sig >> 4))):
-            SAFE[_sig] |= 1 << _t
-del _sig, _t
+SAFE: tuple[int, ...] = tuple(
+    sum(1 << t for t in TILES if not ((t & sig) | ((15 ^ t) & (sig >> 4)))) for sig in range(256)
+)
 
 #: COLOURS_IN[key]: which colours enter a cell with that key (bit 0 white,
 #: bit 1 black).
-COLOURS_IN: list[int] = [(1 if key & 15 else 0) | (2 if key >> 4 else 0) for key in range(256)]
+COLOURS_IN: tuple[int, ...] = tuple((1 if key & 15 else 0) | (2 if key >> 4 else 0) for key in range(256))

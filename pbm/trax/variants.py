@@ -67,7 +67,9 @@ PointTrax
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 #: The endings a board with a limited area may have (see the module docs).
 ENDINGS = ("draw", "lastloses")
@@ -123,14 +125,14 @@ class Variant:
         return self.points is not None
 
 
-VARIANTS = {
+VARIANTS: Mapping[str, Variant] = MappingProxyType({
     "trax": Variant("trax", "Trax", None, True),
     "8x8trax": Variant("8x8trax", "8x8Trax", 8, True, ending="draw"),
     "looptrax": Variant("looptrax", "LoopTrax", None, False),
     "minitrax": Variant("minitrax", "MiniTrax", 3, False, ending="lastloses"),
     "luckytrax": Variant("luckytrax", "LuckyTrax", None, True, drawn=True),
     "pointtrax": Variant("pointtrax", "PointTrax", None, True, points=DEFAULT_POINTS),
-}
+})
 
 
 def get_variant(name: str | Variant) -> Variant:

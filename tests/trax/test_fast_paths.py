@@ -1,7 +1,8 @@
 """The engine's fast paths against plain ones (issue 20).
 
 The board keeps legality answers between turns, learns them by local
-pattern in a tree shared by every board (``board._ANSWERS``), takes turns
+pattern in a tree its knowledge holds (``board.knowledge.answers``, shared by
+the boards made from one another or given the same one), takes turns
 back from compact records, and counts move sequences on its own
 dictionaries.  Each of those is checked here against the slow and obvious
 way of getting the same thing: trying every cell and symbol with play and
@@ -18,8 +19,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbm.trax import Board, TraxError, column_letters
-from pbm.trax import board as engine
+from pbm.trax import Board, Knowledge, TraxError, column_letters
+from pbm.trax.knowledge import LEARN_STEPS
 from pbm.trax.tiles import FIT_TILES
 
 from .reference import Referee
@@ -158,33 +159,37 @@ def test_the_shared_tree_gives_what_a_cold_one_learns(variant):
     rng = random.Random(20)
     games = [random_game(variant, rng.randrange(2**32), rng.randrange(5, 70), **options_for(variant))
              for _ in range(40)]
-    cold = []
-    for board in games:
-        engine._forget_learnt()
-        cold.append(Board.replay(board.moves, variant, **options_for(variant)).legal_moves())
-    warm = [Board.replay(board.moves, variant, **options_for(variant)).legal_moves() for board in games]
+    cold = [Board.replay(board.moves, variant, **options_for(variant), knowledge=Knowledge()).legal_moves()
+            for board in games]
+    shared = Knowledge()
+    for board in games:  # the shared knowledge learns from all of them
+        Board.replay(board.moves, variant, **options_for(variant), knowledge=shared).legal_moves()
+    assert shared.answers
+    warm = [Board.replay(board.moves, variant, **options_for(variant), knowledge=shared).legal_moves()
+            for board in games]
     assert warm == cold
     for board, moves in zip(games, cold):
         assert moves == board.legal_moves()
         assert [str(m) for m in moves] == plain_legal_moves(board)
 
 
-def test_the_shared_tree_is_emptied_when_it_grows_large(monkeypatch):
-    monkeypatch.setattr(engine, "_LEARN_LIMIT", 5)
+def test_the_shared_tree_is_emptied_when_it_grows_large():
+    knowledge = Knowledge(limit=5)
     rng = random.Random(3)
     for _ in range(30):
-        board = random_game("trax", rng.randrange(2**32), 30)
+        played = random_game("trax", rng.randrange(2**32), 30)
+        board = Board.replay(played.moves, "trax", knowledge=knowledge)
         assert [str(m) for m in board.legal_moves()] == plain_legal_moves(board)
-        assert len(engine._ANSWERS) <= 5 + engine._LEARN_STEPS + 1  # a learn adds one per step
+        assert len(knowledge.answers) <= 5 + LEARN_STEPS + 1  # a learn adds one per step
 
 
-def test_boards_in_several_threads_share_the_tree_safely(monkeypatch):
+def test_boards_in_several_threads_share_the_tree_safely():
     # a tiny limit empties the tree again and again while other threads are
     # half way down it; no thread may read an answer another position wrote
     import sys
     import threading
 
-    monkeypatch.setattr(engine, "_LEARN_LIMIT", 7)
+    shared = Knowledge(limit=7)
     old_interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
     rng = random.Random(11)
@@ -197,7 +202,8 @@ def test_boards_in_several_threads_share_the_tree_safely(monkeypatch):
         for i in range(len(games)):
             k = (i + offset) % len(games)
             board = games[k]
-            fresh = Board.replay(board.moves, board.variant.name, **options_for(board.variant.name))
+            fresh = Board.replay(board.moves, board.variant.name, **options_for(board.variant.name),
+                                 knowledge=shared)
             if [str(m) for m in fresh.legal_moves()] != expected[k]:
                 wrong.append(k)
 
