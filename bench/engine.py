@@ -28,7 +28,8 @@ Figures printed:
              and what tracemalloc sees the replay keep) and the time to replay
              it (best of 30)
   counting   distinct move sequences from the empty board to depth 5 (and
-             on to --depth, new engine only past --old-depth), in seconds
+             on to --depth, new engine only past --old-depth), in seconds;
+             the new engine's board starts from an empty Knowledge
   scaling    cost of one play+pop on a small and on a large position (ratio)
 """
 
