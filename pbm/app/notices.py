@@ -14,7 +14,7 @@ from pbm.domain.bounces import HoldStarted, ProbeWanted, opponents_told
 from pbm.domain.context import Context
 from pbm.domain.digests import takes_digest, to_move, urgency
 from pbm.domain.security import Confirmations, IssuedCode, LockStarted
-from pbm.domain.store import Row
+from pbm.domain.store.records import User
 from pbm.domain.times import shown, span
 from pbm.domain.tournaments import Event, LateRound, NotStarted, Progress, reload
 from pbm.domain.turns import QueueNotice, Turn
@@ -30,11 +30,11 @@ def watchers(ctx: Context, game: Game, *, results_only: bool) -> tuple[str, ...]
     out: list[str] = []
     for user in (game.white, game.black):
         out.extend(game_addresses(store, user))
-    for w in store.watchers_of(game.number, game.row["game"]):
-        if w["kind"] == "notify" and not results_only:
+    for w in store.watchers_of(game.number, game.row.game):
+        if w.kind == "notify" and not results_only:
             continue
-        user = store.user_by_id(w["user_id"])
-        if user["id"] in (game.white["id"], game.black["id"]) or user["deleted_at"]:
+        user = store.user_by_id(w.user_id)
+        if user.id in (game.white.id, game.black.id) or user.deleted_at:
             continue
         out.extend(game_addresses(store, user))
     return tuple(dict.fromkeys(out))
@@ -56,11 +56,11 @@ def board_mail(ctx: Context, game: Game, *, events: list[dict[str, Any]] | None 
             to = tuple(a for a in to if a not in held)
         for user in (game.white, game.black):
             for address in game_addresses(ctx.store, user):
-                tokens[address] = TokenFor(user["id"], game.number, game.board.ply)
+                tokens[address] = TokenFor(user.id, game.number, game.board.ply)
     return Reply(
         template, to,
         {"view": board_view(ctx, game), "events": events or [], "comment": comment, "author": author},
-        tokens=tokens, record=None if game.active else f"{game.row['game']}-{game.number}.txt",
+        tokens=tokens, record=None if game.active else f"{game.row.game}-{game.number}.txt",
     )
 
 
@@ -68,11 +68,11 @@ def queue_notice(ctx: Context, notice: QueueNotice) -> Reply:
     return Reply(f"replies/queue-{notice.kind}.txt", game_addresses(ctx.store, notice.user), notice.context)
 
 
-def turn_mails(ctx: Context, game: Game, turn: Turn, comment: str, author: Row) -> list[Reply]:
+def turn_mails(ctx: Context, game: Game, turn: Turn, comment: str, author: User) -> list[Reply]:
     """What a turn sends: the board mail (with the comment of ``author``, who
     sent the command), private queue notices, then what a tournament did
     because the game ended."""
-    return [board_mail(ctx, game, events=turn.events, comment=comment, author=author["userid"]),
+    return [board_mail(ctx, game, events=turn.events, comment=comment, author=author.userid),
             *(queue_notice(ctx, n) for n in turn.notices),
             *tournament_news(ctx, turn.progress)]
 
@@ -81,11 +81,11 @@ def turn_mails(ctx: Context, game: Game, turn: Turn, comment: str, author: Row) 
 # tournaments
 
 
-def _everyone(ctx: Context, event: Event) -> dict[int, Row]:
+def _everyone(ctx: Context, event: Event) -> dict[int, User]:
     """Entrants still playing, and the director."""
     store = ctx.store
-    people = {e["user_id"]: store.user_by_id(e["user_id"]) for e in event.entrants if e["withdrawn_at"] is None}
-    people.setdefault(event.row["director_id"], store.user_by_id(event.row["director_id"]))
+    people = {e.user_id: store.user_by_id(e.user_id) for e in event.entrants if e.withdrawn_at is None}
+    people.setdefault(event.row.director_id, store.user_by_id(event.row.director_id))
     return people
 
 
@@ -105,14 +105,14 @@ def round_mails(ctx: Context, event: Event, numbers: tuple[int, ...], why: str) 
         game = load_game(ctx, number)
         mails.append(board_mail(ctx, game, template="replies/new-board.txt"))
         for colour, user in (("white", game.white), ("black", game.black)):
-            mine.setdefault(user["id"], []).append({
-                "label": game.row["label"], "number": number, "colour": colour,
-                "opponent": game.opponent(user)["userid"], "moves_first": colour == "white",
+            mine.setdefault(user.id, []).append({
+                "label": game.row.label, "number": number, "colour": colour,
+                "opponent": game.opponent(user).userid, "moves_first": colour == "white",
             })
     context = {**event_context(ctx.store, event), **round_pairings(ctx.store, event, numbers)}
     for uid, user in _everyone(ctx, event).items():
         mails.append(Reply("replies/tournament-round.txt", game_addresses(ctx.store, user),
-                           {**context, "why": why, "userid": user["userid"], "boards": mine.get(uid, [])}))
+                           {**context, "why": why, "userid": user.userid, "boards": mine.get(uid, [])}))
     return mails
 
 
@@ -120,9 +120,9 @@ def final_mails(ctx: Context, event: Event) -> list[Reply]:
     context = event_context(ctx.store, event)
     people = _everyone(ctx, event)
     for e in event.entrants:  # withdrawn players get the final table too
-        people.setdefault(e["user_id"], ctx.store.user_by_id(e["user_id"]))
+        people.setdefault(e.user_id, ctx.store.user_by_id(e.user_id))
     return [Reply("replies/tournament-final.txt", game_addresses(ctx.store, user),
-                  {**context, "userid": user["userid"]})
+                  {**context, "userid": user.userid})
             for user in people.values()]
 
 
@@ -132,7 +132,7 @@ def tournament_news(ctx: Context, news: Sequence[Progress | NotStarted]) -> list
     for item in news:
         event = reload(ctx, item.tournament_id)
         if isinstance(item, NotStarted):
-            director = ctx.store.user_by_id(event.row["director_id"])
+            director = ctx.store.user_by_id(event.row.director_id)
             mails.append(Reply("replies/tournament-not-started.txt", game_addresses(ctx.store, director),
                                {**event_context(ctx.store, event), "reason": item.reason}))
         elif item.why == "finished":
@@ -145,10 +145,10 @@ def tournament_news(ctx: Context, news: Sequence[Progress | NotStarted]) -> list
 def late_round_mail(ctx: Context, late: LateRound) -> Reply:
     """The director hears of a knockout round past its deadline."""
     event = reload(ctx, late.tournament_id)
-    director = ctx.store.user_by_id(event.row["director_id"])
+    director = ctx.store.user_by_id(event.row.director_id)
     return Reply("replies/tournament-late.txt", game_addresses(ctx.store, director), {
         **event_context(ctx.store, event), "deadline": shown(late.deadline), "round": late.round,
-        "late": [{"label": b["label"], "number": b["number"]} for b in late.boards]})
+        "late": [{"label": b.label, "number": b.number} for b in late.boards]})
 
 
 # ----------------------------------------------------------------------------
@@ -157,8 +157,8 @@ def late_round_mail(ctx: Context, late: LateRound) -> Reply:
 
 def lock_notice(ctx: Context, lock: LockStarted) -> Reply:
     """The owner hears that wrong passwords from an address blocked it."""
-    return Reply("replies/account-locked.txt", tuple(ctx.store.confirmed_addresses(lock.user["id"])), {
-        "userid": lock.user["userid"], "failures": lock.failures, "until": shown(lock.until), "sender": lock.sender,
+    return Reply("replies/account-locked.txt", tuple(ctx.store.confirmed_addresses(lock.user.id)), {
+        "userid": lock.user.userid, "failures": lock.failures, "until": shown(lock.until), "sender": lock.sender,
     })
 
 
@@ -166,7 +166,7 @@ def bounce_notices(ctx: Context, hold: HoldStarted) -> list[Reply]:
     """Each opponent of a player whose mail bounced hears why that player's
     clock stopped (in our words: nothing of the report is quoted)."""
     return [Reply("replies/bounce-notice.txt", game_addresses(ctx.store, opponent),
-                  {"userid": hold.user["userid"], "opponent": opponent["userid"], "boards": boards,
+                  {"userid": hold.user.userid, "opponent": opponent.userid, "boards": boards,
                    "until": shown(hold.until)})
             for opponent, boards in opponents_told(ctx, hold)]
 
@@ -174,10 +174,10 @@ def bounce_notices(ctx: Context, hold: HoldStarted) -> list[Reply]:
 def probe_mail(probe: ProbeWanted) -> Reply:
     """A short test mail to an address our mail bounced from: only if it
     bounces too is the player's clock held."""
-    return Reply("replies/probe.txt", (probe.address,), {"userid": probe.user["userid"]})
+    return Reply("replies/probe.txt", (probe.address,), {"userid": probe.user.userid})
 
 
-def digest_mail(ctx: Context, user: Row) -> Reply | None:
+def digest_mail(ctx: Context, user: User) -> Reply | None:
     """A player's daily digest: every board where it is their turn, most
     urgent first, each with its board, and one reply token for them all;
     None when there is none."""
@@ -187,27 +187,27 @@ def digest_mail(ctx: Context, user: Row) -> Reply | None:
     boards: list[dict[str, Any]] = []
     shown: list[tuple[int, int]] = []
     for row in rows:
-        game = load_game(ctx, row["number"])
+        game = load_game(ctx, row.number)
         u = urgency(ctx, row)
         boards.append({"view": board_view(ctx, game), "to_nag": span(u.to_nag), "to_forfeit": span(u.to_forfeit)})
         shown.append((game.number, game.board.ply))
     addresses = game_addresses(ctx.store, user)
-    token = TokenFor(user["id"], boards=tuple(shown))
-    return Reply("replies/digest.txt", addresses, {"userid": user["userid"], "boards": boards},
+    token = TokenFor(user.id, boards=tuple(shown))
+    return Reply("replies/digest.txt", addresses, {"userid": user.userid, "boards": boards},
                  tokens={a: token for a in addresses})
 
 
-def address_reply(ctx: Context, user: Row, template: str, sender: str,
+def address_reply(ctx: Context, user: User, template: str, sender: str,
                   asked: Confirmations | None = None) -> Reply:
     """The addresses of an account, to its confirmed ones and the sender;
     when the sender's own address waits for confirmation, its code comes in
     this reply (and pressing Reply on it confirms)."""
-    rows = ctx.store.address_rows(user["id"])
+    rows = ctx.store.address_rows(user.id)
     mine = asked.sender_code if asked is not None else None
     return Reply(template, account_addresses(ctx.store, user, sender), {
-        "userid": user["userid"],
-        "addresses": [r["address"] for r in rows if r["confirmed"]],
-        "waiting": [r["address"] for r in rows if not r["confirmed"]],
+        "userid": user.userid,
+        "addresses": [r.address for r in rows if r.confirmed],
+        "waiting": [r.address for r in rows if not r.confirmed],
         "code": mine.seal if mine is not None else None,
         "expires": shown(mine.expires) if mine is not None else None,
         "asked_today": list(asked.asked_today) if asked is not None else [],
@@ -226,19 +226,19 @@ def refused_notice(ctx: Context, user_id: int, command: str, why: str) -> list[R
         return []  # the sender, one of his addresses, has the error reply already
     user = ctx.store.user_by_id(user_id)
     return [Reply("replies/command-refused.txt", others, {
-        "userid": user["userid"], "sender": ctx.sender or "", "command": command, "why": why})]
+        "userid": user.userid, "sender": ctx.sender or "", "command": command, "why": why})]
 
 
 def reset_code_mail(code: IssuedCode, sender: str) -> Reply:
     """A password-reset code to one of the account's confirmed addresses
     (each has a code of its own)."""
     return Reply("replies/reset-code.txt", (code.address,), {
-        "userid": code.user["userid"], "code": code.seal, "sender": sender, "expires": shown(code.expires),
+        "userid": code.user.userid, "code": code.seal, "sender": sender, "expires": shown(code.expires),
     })
 
 
 def confirmation_mail(code: IssuedCode, sender: str) -> Reply:
     """A code to the address it confirms; a reply to it confirms too."""
     return Reply("replies/confirm-address.txt", (code.address,), {
-        "userid": code.user["userid"], "code": code.seal, "sender": sender, "expires": shown(code.expires),
+        "userid": code.user.userid, "code": code.seal, "sender": sender, "expires": shown(code.expires),
     }, tokens={code.address: CodeFor(code.code_id, code.seal)}, kind="confirm")

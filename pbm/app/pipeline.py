@@ -109,7 +109,7 @@ def error_reply(ctx: Context, sender: str, exc: PbmError, *, command: Command | 
         context["view"] = board_view(ctx, game)
         for user in (game.white, game.black):  # a player can answer the board shown by pressing Reply
             if game.active and sender.lower() in (a.lower() for a in game_addresses(ctx.store, user)):
-                tokens[sender] = TokenFor(user["id"], game.number, game.board.ply)
+                tokens[sender] = TokenFor(user.id, game.number, game.board.ply)
     return Reply(f"errors/{exc.template}.txt", (sender,), context, tokens=tokens)
 
 
@@ -272,7 +272,7 @@ class Pipeline:
         key = f"computer-job:{job_id}"
         with transaction(self.store):
             job = self.store.computer_job(job_id)
-            if job is None or job["done_at"] is not None:
+            if job is None or job.done_at is not None:
                 return Result("duplicate", key, reason="the job is done already")
             ctx = self.context(now, self.config.server.address)
             try:
@@ -319,7 +319,7 @@ class Pipeline:
         ctx = self.context(now)
         for tag in bounce_tags(msg, self.config.server.envelope_address):
             row = self.store.outbox_row(int(tag.partition("-")[0]))
-            if row is None or not self.keys.check_bounce_tag(tag, row["recipient"]):
+            if row is None or not self.keys.check_bounce_tag(tag, row.recipient):
                 continue
             action, status = report_action(msg)
             outcome = bounces.record(ctx, row, action, status)
@@ -340,7 +340,7 @@ class Pipeline:
             with self.store.atomic():
                 user = security.confirm_address(ctx, ctx.sender, code, code_id)
             if user is not None:
-                bounces.authenticated(ctx, [user["id"]])
+                bounces.authenticated(ctx, [user.id])
                 return [address_reply(ctx, user, "replies/address-confirmed.txt", ctx.sender)]
         return None
 
@@ -365,8 +365,8 @@ class Pipeline:
                                         "longer does); send your move with your password in the Subject instead")
             tally.append(("reply", "refused"))
             return ([] if quiet else [reply_error(ctx, sender, unknown, None)]), ["reply to an unknown mail"]
-        ctx.logged_in.add(target.user["id"])  # the token and the player's own address prove the sender
-        bounces.authenticated(ctx, [target.user["id"]])
+        ctx.logged_in.add(target.user.id)  # the token and the player's own address prove the sender
+        bounces.authenticated(ctx, [target.user.id])
         drawn = any(load_game(ctx, n).board.variant.drawn for n in target.boards)
         read = parse_reply(body, digest=target.digest, cells=drawn, max_lines=self.config.limits.max_command_lines)
         for line in read.lines:
@@ -410,9 +410,9 @@ class Pipeline:
         "silent" after that."""
         day = now.date().isoformat()
         row = self.store.count_sender_mail(sender, day)
-        if row["mails"] <= self.config.limits.replies_per_sender_per_day:
+        if row.mails <= self.config.limits.replies_per_sender_per_day:
             return None
-        if row["noticed"]:
+        if row.noticed:
             return "silent"
         self.store.mark_sender_noticed(sender, day)
         return "notice"

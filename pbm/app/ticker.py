@@ -15,6 +15,7 @@ from email.message import Message
 from pbm.domain import clocks, digests, tournaments
 from pbm.domain.accounts import game_addresses
 from pbm.domain.context import Context
+from pbm.domain.store.records import BoardRecord
 from pbm.domain.times import shown, span, stamp
 
 from .notices import board_mail, digest_mail, late_round_mail, tournament_news
@@ -38,7 +39,7 @@ def tick(ctx: Context) -> list[Reply]:
             ctx.positions.keep_lent()
         except Exception:
             ctx.positions.drop_lent()
-            log.exception("clock work failed on board %s", row["number"])
+            log.exception("clock work failed on board %s", row.number)
     for user in digests.due(ctx):
         try:
             with ctx.store.atomic():
@@ -49,7 +50,7 @@ def tick(ctx: Context) -> list[Reply]:
             ctx.positions.keep_lent()
         except Exception:
             ctx.positions.drop_lent()
-            log.exception("the digest of user %s failed", user["id"])
+            log.exception("the digest of user %s failed", user.id)
     purged = ctx.store.purge_sent(ctx.now - timedelta(days=ctx.config.outbox.keep_sent_days))
     if purged:
         log.info("deleted %d sent replies older than %d days", purged, ctx.config.outbox.keep_sent_days)
@@ -64,14 +65,14 @@ def tick(ctx: Context) -> list[Reply]:
     return replies
 
 
-def _act(ctx: Context, row: dict[str, object], what: clocks.Due) -> list[Reply]:
+def _act(ctx: Context, row: BoardRecord, what: clocks.Due) -> list[Reply]:
     acted = clocks.act(ctx, row, what)
     game = acted.game
     if acted.event is not None:
         return [board_mail(ctx, game, events=[acted.event]), *tournament_news(ctx, acted.progress)]
     user = game.to_move
     mail = board_mail(ctx, game, template="replies/nag.txt")
-    context = {**mail.context, "userid": user["userid"], "waited": span(what.waited),
+    context = {**mail.context, "userid": user.userid, "waited": span(what.waited),
                "forfeit_at": shown(ctx.now + what.left), "left": span(what.left)}
     to = game_addresses(ctx.store, user)
     return [Reply(mail.template, to, context, tokens={a: t for a, t in mail.tokens.items() if a in to})]

@@ -8,19 +8,20 @@ from . import security
 from .context import Context
 from .passwords import hash_password
 from .refusals import AccountLockedError, BadAddressError, NotAllowedError, UnknownUserError
-from .store import Row, Store
+from .store import Store
+from .store.records import User
 from .times import shown
 
 
-def live_user(ctx: Context, userid: UserId) -> Row:
+def live_user(ctx: Context, userid: UserId) -> User:
     """The live account with that userid, or UnknownUserError."""
     row = ctx.store.find_user(userid.key)
-    if row is None or row["deleted_at"] is not None:
+    if row is None or row.deleted_at is not None:
         raise UnknownUserError(f"there is no user {userid}")
     return row
 
 
-def login(ctx: Context, userid: UserId, password: Password, *, reset_code: bool = False) -> Row:
+def login(ctx: Context, userid: UserId, password: Password, *, reset_code: bool = False) -> User:
     """The account, if the password is right; one answer for every failure.
 
     Wrong passwords are counted by the address they come from (after the
@@ -29,30 +30,30 @@ def login(ctx: Context, userid: UserId, password: Password, *, reset_code: bool 
     other, for a while (:mod:`.security`); with ``reset_code`` a live code
     from "password reset" is taken as well, even from a blocked address."""
     row = ctx.store.find_user(userid.key)
-    if row is None or row["deleted_at"] is not None:
+    if row is None or row.deleted_at is not None:
         raise NotAllowedError("wrong userid or password", wrong_login=True)
     lane = ctx.login_lane
     if reset_code and security.take_reset_code(ctx, row, password.reveal()):
-        ctx.store.clear_login_failures(row["id"])
-        ctx.logged_in.add(row["id"])
+        ctx.store.clear_login_failures(row.id)
+        ctx.logged_in.add(row.id)
         return row
-    if row["operator_locked"]:
-        raise AccountLockedError(f"the account {row['userid']} is locked by the server's operator")
-    failures = ctx.store.login_failures(lane, row["id"])
+    if row.operator_locked:
+        raise AccountLockedError(f"the account {row.userid} is locked by the server's operator")
+    failures = ctx.store.login_failures(lane, row.id)
     until = security.blocked_until(ctx, row, failures)
     if until is not None:
         raise AccountLockedError(
-            f"after too many wrong passwords from your address, no password for {row['userid']} is "
+            f"after too many wrong passwords from your address, no password for {row.userid} is "
             f"checked from it until {shown(until)}",
-            refused_for=row["id"] if security.owns(ctx, row, ctx.sender or "") else None,
+            refused_for=row.id if security.owns(ctx, row, ctx.sender or "") else None,
         )
-    if not ctx.passwords.is_known(password.reveal(), row["password_hash"]):
+    if not ctx.passwords.is_known(password.reveal(), row.password_hash):
         ctx.spend_password_check()
-    if not ctx.passwords.check(password.reveal(), row["password_hash"]):
-        raise NotAllowedError("wrong userid or password", failed_login=row["id"])
+    if not ctx.passwords.check(password.reveal(), row.password_hash):
+        raise NotAllowedError("wrong userid or password", failed_login=row.id)
     if failures is not None:
-        ctx.store.clear_login_failures(row["id"], lane)
-    ctx.logged_in.add(row["id"])
+        ctx.store.clear_login_failures(row.id, lane)
+    ctx.logged_in.add(row.id)
     return row
 
 
@@ -81,15 +82,15 @@ def checked_addresses(addresses: tuple[str, ...], sender: str) -> list[str]:
     return out
 
 
-def game_addresses(store: Store, user: Row) -> tuple[str, ...]:
+def game_addresses(store: Store, user: User) -> tuple[str, ...]:
     """Where game mail for the user goes: the confirmed addresses (nothing
     once signed off)."""
-    if user["signed_off"]:
+    if user.signed_off:
         return ()
-    return tuple(store.confirmed_addresses(user["id"]))
+    return tuple(store.confirmed_addresses(user.id))
 
 
-def account_addresses(store: Store, user: Row, sender: str) -> tuple[str, ...]:
+def account_addresses(store: Store, user: User, sender: str) -> tuple[str, ...]:
     """Where news about an account goes: its confirmed addresses (even when
     signed off) and whoever sent the command."""
-    return tuple(dict.fromkeys([*store.confirmed_addresses(user["id"]), sender]))
+    return tuple(dict.fromkeys([*store.confirmed_addresses(user.id), sender]))

@@ -8,7 +8,8 @@ per second), unless :mod:`.positions` still holds it from an earlier command.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from pbm.config import nag_precedes_forfeit
 from pbm.grammar import BoardRef, Password, UserId
@@ -18,7 +19,7 @@ from . import luck
 from .accounts import login
 from .context import Context
 from .refusals import ChallengeRefusedError, NotAllowedError, UnknownBoardError, WrongGameError
-from .store import Row
+from .store.records import BoardRecord, User
 from .times import stamp
 
 COLOURS = ("white", "black")
@@ -38,10 +39,9 @@ def other_colour(colour: str) -> str:
     return COLOURS[1 - COLOURS.index(colour)]
 
 
-def mover_id(row: Row) -> int:
+def mover_id(row: BoardRecord) -> int:
     """The user to move on a stored board, without replaying it."""
-    colour = colour_to_move(len(row["moves"].split()))
-    return int(row[f"{colour}_id"])
+    return row.white_id if colour_to_move(row.ply) == "white" else row.black_id
 
 
 def times_problem(ctx: Context, nag_days: float, forfeit_days: float, total_days: float | None = None) -> str | None:
@@ -62,34 +62,40 @@ def times_problem(ctx: Context, nag_days: float, forfeit_days: float, total_days
 class Game:
     """A board row with its position and players loaded."""
 
-    row: Row
+    row: BoardRecord
     board: Board
-    white: Row
-    black: Row
+    white: User
+    black: User
 
     @property
     def number(self) -> int:
-        return int(self.row["number"])
+        return self.row.number
+
+    def change(self, ctx: Context, **fields: Any) -> None:
+        """Store a change of this board (its columns ``fields``) and keep its
+        record in step: the one way a loaded board is changed."""
+        ctx.store.update_board(self.number, **fields)
+        self.row = replace(self.row, **fields)
 
     @property
     def active(self) -> bool:
-        return bool(self.row["status"] == "active")
+        return bool(self.row.status == "active")
 
-    def player(self, colour: str) -> Row:
+    def player(self, colour: str) -> User:
         return self.white if colour == "white" else self.black
 
-    def colour_of(self, user: Row) -> str | None:
-        if user["id"] == self.white["id"]:
+    def colour_of(self, user: User) -> str | None:
+        if user.id == self.white.id:
             return "white"
-        if user["id"] == self.black["id"]:
+        if user.id == self.black.id:
             return "black"
         return None
 
-    def opponent(self, user: Row) -> Row:
-        return self.black if user["id"] == self.white["id"] else self.white
+    def opponent(self, user: User) -> User:
+        return self.black if user.id == self.white.id else self.white
 
     @property
-    def to_move(self) -> Row:
+    def to_move(self) -> User:
         return self.player(self.board.turn)
 
 
@@ -99,36 +105,36 @@ def load_game(ctx: Context, number: int | str, *, game: str | None = None) -> Ga
     row = ctx.store.board(number) if isinstance(number, int) else ctx.store.board_by_label(number)
     if row is None:
         raise UnknownBoardError(f"there is no board {number}")
-    number = int(row["number"])
-    if game is not None and row["game"] != game:
-        raise WrongGameError(f"board {number} is a {row['game']} board")
-    if not ctx.positions.holds(number, row["moves"]):
-        ctx.spend_replay(len(row["moves"].split()))
-    board = ctx.positions.take(number, row["moves"], row["game"], ending=row["ending"], points=row["points"])
+    number = int(row.number)
+    if game is not None and row.game != game:
+        raise WrongGameError(f"board {number} is a {row.game} board")
+    if not ctx.positions.holds(number, row.moves):
+        ctx.spend_replay(len(row.moves.split()))
+    board = ctx.positions.take(number, row.moves, row.game, ending=row.ending, points=row.points)
     store = ctx.store
-    loaded = Game(row, board, store.user_by_id(row["white_id"]), store.user_by_id(row["black_id"]))
+    loaded = Game(row, board, store.user_by_id(row.white_id), store.user_by_id(row.black_id))
     ctx.positions.lend(number, loaded)
     return loaded
 
 
-def player_game(ctx: Context, number: int | str, userid: UserId, password: Password, game: str) -> tuple[Game, Row]:
+def player_game(ctx: Context, number: int | str, userid: UserId, password: Password, game: str) -> tuple[Game, User]:
     """The board and the logged-in user, who must be one of its players."""
     user = login(ctx, userid, password)
     loaded = load_game(ctx, number, game=game)
     if loaded.colour_of(user) is None:
-        raise NotAllowedError(f"{user['userid']} is not a player of board {loaded.number}")
+        raise NotAllowedError(f"{user.userid} is not a player of board {loaded.number}")
     return loaded, user
 
 
-def member_game(ctx: Context, number: int | str, userid: UserId, password: Password, game: str) -> tuple[Game, Row]:
+def member_game(ctx: Context, number: int | str, userid: UserId, password: Password, game: str) -> tuple[Game, User]:
     """The board and the logged-in user, who must be one of its players or
     observers (subscribed to it, or to every board of its game type)."""
     user = login(ctx, userid, password)
     loaded = load_game(ctx, number, game=game)
     if loaded.colour_of(user) is None and not any(
-            w["user_id"] == user["id"] and w["kind"] == "subscribe"
-            for w in ctx.store.watchers_of(loaded.number, loaded.row["game"])):
-        raise NotAllowedError(f"{user['userid']} is neither a player nor an observer of board {loaded.number} "
+            w.user_id == user.id and w.kind == "subscribe"
+            for w in ctx.store.watchers_of(loaded.number, loaded.row.game)):
+        raise NotAllowedError(f"{user.userid} is neither a player nor an observer of board {loaded.number} "
                               f"(to watch it, subscribe first)")
     return loaded, user
 
@@ -142,7 +148,7 @@ def position_of(ctx: Context, ref: BoardRef, game_name: str) -> tuple[Game, Boar
         raise UnknownBoardError(
             f"board {ref.number} has only {loaded.board.ply} moves, so there is no position after move {ref.after}"
         )
-    key = (loaded.number, loaded.row["moves"], ref.after)
+    key = (loaded.number, loaded.row.moves, ref.after)
     past = ctx.past.get(key)
     if past is None:  # replayed once per mail, however often it is asked for
         ctx.spend_replay(ref.after)
@@ -166,10 +172,10 @@ def checked_times(ctx: Context, nag_days: float | None, forfeit_days: float | No
     return nag_days, forfeit_days
 
 
-def new_board(ctx: Context, game_name: str, white: Row, black: Row, *, tournament: str | None = None,
+def new_board(ctx: Context, game_name: str, white: User, black: User, *, tournament: str | None = None,
               label: str | None = None, nag_days: float | None = None, forfeit_days: float | None = None,
               total_days: float | None = None, rated: bool = True, ending: str | None = None,
-              points: int | None = None, level: int | None = None, challenged: Row | None = None) -> int:
+              points: int | None = None, level: int | None = None, challenged: User | None = None) -> int:
     """Create a board; clock limits not given come from the config (the
     tournament ones for a tournament board), its rules (``ending``,
     ``points``) from the game type when not given.  In LuckyTrax the first
@@ -184,48 +190,48 @@ def new_board(ctx: Context, game_name: str, white: Row, black: Row, *, tournamen
         raise ChallengeRefusedError(str(exc)) from None
     now = stamp(ctx.now)
     number = ctx.store.create_board(
-        game=game_name, white_id=white["id"], black_id=black["id"], tournament=tournament, label=label,
+        game=game_name, white_id=white.id, black_id=black.id, tournament=tournament, label=label,
         nag_days=nag_days, forfeit_days=forfeit_days,
         total_days=total_days, rated=int(rated), created_at=now, updated_at=now, turn_since=now,
         ending=rules.ending, points=rules.points, draws=str(luck.draw_face()) if rules.variant.drawn else "",
-        level=level, challenged_id=challenged["id"] if challenged is not None else None,
+        level=level, challenged_id=challenged.id if challenged is not None else None,
         accepted_at=None if challenged is not None else now,
     )
     for w in ctx.store.auto_subscriptions(game_name):
-        ctx.store.add_watch(w["user_id"], game_name, number, w["kind"])
+        ctx.store.add_watch(w.user_id, game_name, number, w.kind)
     return number
 
 
-def opponents_in_play(ctx: Context, user: Row) -> list[tuple[Row, list[int]]]:
+def opponents_in_play(ctx: Context, user: User) -> list[tuple[User, list[int]]]:
     """The opponents of a user's active boards (every game type), each with
     the numbers of the boards they share."""
     shared: dict[int, list[int]] = {}
-    for row in ctx.store.boards_of([user["id"]]):
-        if row["status"] == "active":
-            other = row["black_id"] if row["white_id"] == user["id"] else row["white_id"]
-            shared.setdefault(other, []).append(row["number"])
+    for row in ctx.store.boards_of([user.id]):
+        if row.status == "active":
+            other = row.black_id if row.white_id == user.id else row.white_id
+            shared.setdefault(other, []).append(row.number)
     return [(ctx.store.user_by_id(uid), numbers) for uid, numbers in shared.items()]
 
 
-def selected(ctx: Context, game_name: str | None, users: list[Row], selection: str | None,
-             default: str) -> list[Row]:
+def selected(ctx: Context, game_name: str | None, users: list[User], selection: str | None,
+             default: str) -> list[BoardRecord]:
     """The stored boards of these users (every board of the game type when
     there are none) that match all, active, inactive or next (whose turn it
     is: one of the users', or anyone's when there are none), oldest first.
     Nothing is replayed: :func:`load_games` loads the ones wanted."""
     if users:
-        rows = ctx.store.boards_of([u["id"] for u in users], game_name)
+        rows = ctx.store.boards_of([u.id for u in users], game_name)
     elif game_name is not None:
         rows = ctx.store.boards_of_game(game_name)
     else:
         rows = []
-    ids = {u["id"] for u in users}
+    ids = {u.id for u in users}
     which = selection or default
     out = []
     for row in rows:
-        if which in ("active", "next") and row["status"] != "active":
+        if which in ("active", "next") and row.status != "active":
             continue
-        if which == "inactive" and row["status"] == "active":
+        if which == "inactive" and row.status == "active":
             continue
         if which == "next" and ids and mover_id(row) not in ids:
             continue
@@ -233,5 +239,5 @@ def selected(ctx: Context, game_name: str | None, users: list[Row], selection: s
     return out
 
 
-def load_games(ctx: Context, rows: list[Row]) -> list[Game]:
-    return [load_game(ctx, row["number"]) for row in rows]
+def load_games(ctx: Context, rows: list[BoardRecord]) -> list[Game]:
+    return [load_game(ctx, row.number) for row in rows]

@@ -29,7 +29,7 @@ from datetime import timedelta
 from .accounts import game_addresses
 from .boards import mover_id
 from .context import Context
-from .store import Row
+from .store.records import SentReply, User
 from .times import DAY, stamp, when
 
 #: Report actions (RFC 3464) that say a mail did not get through.
@@ -47,7 +47,7 @@ class HoldStarted:
     """A player's mail bounces (a probe bounced too): their clock stands
     still until ``until``; ``boards``: those where it was their turn."""
 
-    user: Row
+    user: User
     address: str
     boards: tuple[int, ...]
     until: str
@@ -58,39 +58,39 @@ class ProbeWanted:
     """A failure was reported for mail to ``address`` (of ``user``): a probe
     is to be mailed before anything is believed."""
 
-    user: Row
+    user: User
     address: str
 
 
-def owner(ctx: Context, address: str) -> Row | None:
+def owner(ctx: Context, address: str) -> User | None:
     """The live account that gets game mail at ``address``, if any."""
     for user in ctx.store.users_with_address(address):
-        if user["deleted_at"] is None and address.lower() in (a.lower() for a in game_addresses(ctx.store, user)):
+        if user.deleted_at is None and address.lower() in (a.lower() for a in game_addresses(ctx.store, user)):
             return user
     return None
 
 
-def record(ctx: Context, reply: Row, action: str, status: str | None) -> HoldStarted | ProbeWanted | None:
+def record(ctx: Context, reply: SentReply, action: str, status: str | None) -> HoldStarted | ProbeWanted | None:
     """A checked report about our queued ``reply`` (its outbox row): kept,
     and a failure asks for a probe, or (a probe's failure) starts a hold."""
-    address = str(reply["recipient"]).lower()
+    address = str(reply.recipient).lower()
     user = owner(ctx, address)
-    ctx.store.record_bounce(address, user["id"] if user else None, None, action, status, ctx.now)
+    ctx.store.record_bounce(address, user.id if user else None, None, action, status, ctx.now)
     if user is None or action != FAILED:
         return None
-    if ctx.store.hold_of(user["id"], ctx.now) is not None:
+    if ctx.store.hold_of(user.id, ctx.now) is not None:
         return None  # held already
-    if not str(reply["message_key"] or "").startswith(PROBE):
+    if not str(reply.message_key or "").startswith(PROBE):
         if ctx.store.probes_since(address, ctx.now - PROBE_EVERY):
             return None  # a probe is on its way
         return ProbeWanted(user, address)
-    last = ctx.store.last_hold_start(user["id"])
+    last = ctx.store.last_hold_start(user.id)
     if last is not None and ctx.now - when(last) < HOLD_EVERY:
         return None
     until = ctx.now + ctx.config.games.bounce_hold_days * DAY
-    ctx.store.start_hold(user["id"], address, ctx.now, until)
-    boards = tuple(int(r["number"]) for r in ctx.store.boards_of([user["id"]])
-                   if r["status"] == "active" and mover_id(r) == user["id"])
+    ctx.store.start_hold(user.id, address, ctx.now, until)
+    boards = tuple(int(r.number) for r in ctx.store.boards_of([user.id])
+                   if r.status == "active" and mover_id(r) == user.id)
     return HoldStarted(user, address, boards, stamp(until))
 
 
@@ -107,15 +107,15 @@ def authenticated(ctx: Context, user_ids: Iterable[int]) -> None:
             ctx.store.end_holds(user_id, ctx.now)
 
 
-def opponents_told(ctx: Context, hold: HoldStarted) -> list[tuple[Row, list[int]]]:
+def opponents_told(ctx: Context, hold: HoldStarted) -> list[tuple[User, list[int]]]:
     """Who to tell of a hold: each opponent on the boards it stopped, with
     those boards."""
-    told: dict[int, tuple[Row, list[int]]] = {}
+    told: dict[int, tuple[User, list[int]]] = {}
     for number in hold.boards:
         row = ctx.store.board(number)
         if row is None:
             continue
-        other = row["black_id"] if row["white_id"] == hold.user["id"] else row["white_id"]
+        other = row.black_id if row.white_id == hold.user.id else row.white_id
         user = ctx.store.user_by_id(other)
         if game_addresses(ctx.store, user):
             told.setdefault(other, (user, []))[1].append(number)

@@ -20,51 +20,51 @@ from pbm.grammar import Password, UserId
 from .accounts import login
 from .context import Context
 from .refusals import AccountLockedError, ChallengeRefusedError, NotAllowedError
-from .store import Row
+from .store.records import User
 
 
 def _day_start(now: datetime) -> datetime:
     return datetime.combine(now.date(), time(), tzinfo=UTC)
 
 
-def check_players(ctx: Context, game: str, white: Row, black: Row) -> None:
+def check_players(ctx: Context, game: str, white: User, black: User) -> None:
     """May these two be given a new board of ``game`` now?"""
-    if white["id"] == black["id"]:
+    if white.id == black.id:
         raise ChallengeRefusedError("a game needs two different players")
     store = ctx.store
     limits = ctx.config.limits
     for user in (white, black):
-        if user["computer"]:  # no limits of its own: its opponents' count its games, and the cap below
+        if user.computer:  # no limits of its own: its opponents' count its games, and the cap below
             continue
-        pref = store.preference(user["id"], game)
-        if user["signed_off"]:
-            raise ChallengeRefusedError(f"{user['userid']} has signed off and takes no new games")
-        if not pref["accepting"]:
-            raise ChallengeRefusedError(f"{user['userid']} does not accept {game} challenges")
-        limit = pref["game_limit"] if pref["game_limit"] is not None else ctx.config.games.default_limit
-        if limit and store.count_active(user["id"], game) >= limit:
-            raise ChallengeRefusedError(f"{user['userid']} already plays {limit} active {game} games, their limit")
-        if store.boards_created_since(user["id"], _day_start(ctx.now)) >= limits.new_boards_per_player_per_day:
+        pref = store.preference(user.id, game)
+        if user.signed_off:
+            raise ChallengeRefusedError(f"{user.userid} has signed off and takes no new games")
+        if not pref.accepting:
+            raise ChallengeRefusedError(f"{user.userid} does not accept {game} challenges")
+        limit = pref.game_limit if pref.game_limit is not None else ctx.config.games.default_limit
+        if limit and store.count_active(user.id, game) >= limit:
+            raise ChallengeRefusedError(f"{user.userid} already plays {limit} active {game} games, their limit")
+        if store.boards_created_since(user.id, _day_start(ctx.now)) >= limits.new_boards_per_player_per_day:
             raise ChallengeRefusedError(
-                f"{user['userid']} has been given {limits.new_boards_per_player_per_day} new boards today, "
+                f"{user.userid} has been given {limits.new_boards_per_player_per_day} new boards today, "
                 f"the most a day; try again tomorrow"
             )
     cap = ctx.config.computer.games_per_player
-    machine, people = [u for u in (white, black) if u["computer"]], [u for u in (white, black) if not u["computer"]]
-    if cap and machine and people and store.computer_games_of(people[0]["id"]) >= cap:
-        userid, name = people[0]["userid"], machine[0]["userid"]
+    machine, people = [u for u in (white, black) if u.computer], [u for u in (white, black) if not u.computer]
+    if cap and machine and people and store.computer_games_of(people[0].id) >= cap:
+        userid, name = people[0].userid, machine[0].userid
         raise ChallengeRefusedError(
             f"{userid} already plays {cap} games against {name}, the most at once; finish or resign one of "
             f"them before challenging {name} again"
         )
 
 
-def challenger(ctx: Context, userids: tuple[UserId, UserId], password: Password) -> Row:
+def challenger(ctx: Context, userids: tuple[UserId, UserId], password: Password) -> User:
     """The one of the two players whose password this is (logged in); the
     player who mails from one of their own addresses is tried first."""
     def mine(userid: UserId) -> bool:
         row = ctx.store.find_user(userid.key)
-        own = ctx.store.confirmed_addresses(row["id"]) if row else []
+        own = ctx.store.confirmed_addresses(row.id) if row else []
         return (ctx.sender or "").lower() in (a.lower() for a in own)
 
     refusals: list[NotAllowedError | AccountLockedError] = []
@@ -76,15 +76,15 @@ def challenger(ctx: Context, userids: tuple[UserId, UserId], password: Password)
     raise refusals[0]
 
 
-def invite(ctx: Context, white: Row, black: Row) -> None:
+def invite(ctx: Context, white: User, black: User) -> None:
     """Count an invitation to each of the two, within the day's share."""
     cap = ctx.config.limits.invitations_per_player_per_day
     day = ctx.now.date().isoformat()
     for user in (white, black):
-        if ctx.store.daily_count("invitation", str(user["id"]), day) >= cap:
+        if ctx.store.daily_count("invitation", str(user.id), day) >= cap:
             raise ChallengeRefusedError(
-                f"{user['userid']} has had {cap} invitations today, the most a day; a challenge with the "
+                f"{user.userid} has had {cap} invitations today, the most a day; a challenge with the "
                 f"password of one of its players makes the board at once"
             )
     for user in (white, black):
-        ctx.store.add_daily_count("invitation", str(user["id"]), day)
+        ctx.store.add_daily_count("invitation", str(user.id), day)

@@ -22,7 +22,9 @@ from .context import Context
 from .refusals import NotAvailableError, NothingPendingError, VacationRefusedError
 from .results import conclude, forfeit
 from .security import is_held_up
-from .store import Row, Store
+from .store import Store
+from .store.records import BoardRecord, MoveRecord, User
+from .store.records import Vacation as VacationRecord
 from .times import DAY, when
 from .tournaments import Progress
 
@@ -47,8 +49,8 @@ def leave_of(store: Store, user_id: int, kind: str | None = None) -> Leave:
     """The times a player's clock stands still: their vacations, and the
     holds while mail to them bounced (:mod:`.bounces`); with ``kind``
     (``vacation``, ``hold``) only those."""
-    return [(when(r["starts_at"]), when(r["ends_at"]) if r["ends_at"] else OPEN_END)
-            for r in store.leave_of(user_id) if kind is None or r["kind"] == kind]
+    return [(when(r.starts_at), when(r.ends_at) if r.ends_at else OPEN_END)
+            for r in store.leave_of(user_id) if kind is None or r.kind == kind]
 
 
 def away_until(leave: Leave, now: datetime) -> datetime | None:
@@ -59,9 +61,9 @@ def away_until(leave: Leave, now: datetime) -> datetime | None:
     return None
 
 
-def waited(row: Row, leave: Leave, now: datetime) -> timedelta:
+def waited(row: BoardRecord, leave: Leave, now: datetime) -> timedelta:
     """How long the player to move has had the turn, vacations left out."""
-    since = when(row["turn_since"] or row["created_at"])
+    since = when(row.turn_since or row.created_at)
     return max(now - since - paused(since, now, leave), timedelta())
 
 
@@ -77,22 +79,22 @@ class BoardClock:
     held: dict[str, datetime | None]  # mail to the player bounces: their clock stands still until then
 
 
-def board_clock(store: Store, row: Row, moves: list[Row], now: datetime) -> BoardClock:
-    ids = {"white": row["white_id"], "black": row["black_id"]}
+def board_clock(store: Store, row: BoardRecord, moves: list[MoveRecord], now: datetime) -> BoardClock:
+    ids = {"white": row.white_id, "black": row.black_id}
     rows = {c: store.leave_of(uid) for c, uid in ids.items()}
-    periods = {c: [(when(r["starts_at"]), when(r["ends_at"]) if r["ends_at"] else OPEN_END, r["kind"])
+    periods = {c: [(when(r.starts_at), when(r.ends_at) if r.ends_at else OPEN_END, r.kind)
                    for r in rows[c]] for c in ids}
     leave = {c: [(a, b) for a, b, _ in periods[c]] for c in ids}
     used = {"white": timedelta(), "black": timedelta()}
-    previous = when(row["created_at"])
+    previous = when(row.created_at)
     for m in moves:
-        colour = colour_of_turn(m["ply"])
-        played = when(m["played_at"])
+        colour = colour_of_turn(m.ply)
+        played = when(m.played_at)
         used[colour] += max(played - previous - paused(previous, played, leave[colour]), timedelta())
         previous = played
     waiting = None
-    if row["status"] == "active":
-        colour = colour_to_move(len(row["moves"].split()))
+    if row.status == "active":
+        colour = colour_to_move(len(row.moves.split()))
         waiting = waited(row, leave[colour], now)
         used[colour] += waiting
     away = {c: away_until([(a, b) for a, b, kind in periods[c] if kind == "vacation"], now) for c in ids}
@@ -124,7 +126,7 @@ class Due:
 BLOCK_GRACE = DAY
 
 
-def due(ctx: Context, row: Row) -> Due | None:
+def due(ctx: Context, row: BoardRecord) -> Due | None:
     """What is due on an active board as of ``ctx.now``, if anything.  A
     forfeit waits while the player to move is blocked from logging in from
     one of their own addresses (after wrong passwords from it), a day at
@@ -132,25 +134,25 @@ def due(ctx: Context, row: Row) -> Due | None:
     lapses instead of forfeiting, and he gets no reminders."""
     mover = mover_id(row)
     wait = waited(row, leave_of(ctx.store, mover), ctx.now)
-    forfeit = wait >= row["forfeit_days"] * DAY
+    forfeit = wait >= row.forfeit_days * DAY
     total_out = False
-    if not forfeit and row["total_days"]:
-        clock = board_clock(ctx.store, row, ctx.store.moves_of(row["number"]), ctx.now)
-        colour = colour_to_move(len(row["moves"].split()))
-        total_out = forfeit = clock.used[colour] >= row["total_days"] * DAY
+    if not forfeit and row.total_days:
+        clock = board_clock(ctx.store, row, ctx.store.moves_of(row.number), ctx.now)
+        colour = colour_to_move(len(row.moves.split()))
+        total_out = forfeit = clock.used[colour] >= row.total_days * DAY
     waiting_for_consent = consent.awaited(row)
     if forfeit:
         if waiting_for_consent:
             return Due(forfeit=True, lapse=True)
-        if wait < row["forfeit_days"] * DAY + BLOCK_GRACE and is_held_up(ctx, ctx.store.user_by_id(mover)):
+        if wait < row.forfeit_days * DAY + BLOCK_GRACE and is_held_up(ctx, ctx.store.user_by_id(mover)):
             return None
         return Due(forfeit=True, total=total_out)
-    if wait < row["nag_days"] * DAY or (waiting_for_consent and mover == row["challenged_id"]):
+    if wait < row.nag_days * DAY or (waiting_for_consent and mover == row.challenged_id):
         return None
-    nag = int((wait - row["nag_days"] * DAY) / DAY) + 1
-    if nag <= row["nags"]:
+    nag = int((wait - row.nag_days * DAY) / DAY) + 1
+    if nag <= row.nags:
         return None
-    return Due(forfeit=False, nag=nag, waited=wait, left=row["forfeit_days"] * DAY - wait)
+    return Due(forfeit=False, nag=nag, waited=wait, left=row.forfeit_days * DAY - wait)
 
 
 @dataclass(frozen=True)
@@ -164,25 +166,24 @@ class Acted:
     progress: list[Progress]
 
 
-def act(ctx: Context, row: Row, what: Due) -> Acted:
+def act(ctx: Context, row: BoardRecord, what: Due) -> Acted:
     """Do what is due on the board."""
-    game = load_game(ctx, row["number"])
+    game = load_game(ctx, row.number)
     user = game.to_move
     if not what.forfeit:
-        ctx.store.update_board(game.number, nags=what.nag)
-        game.row["nags"] = what.nag
+        game.change(ctx, nags=what.nag)
         return Acted(game, None, [])
     if what.lapse:
-        challenged = game.white if game.white["id"] == row["challenged_id"] else game.black
-        return Acted(game, {"kind": "lapsed", "player": challenged["userid"]}, consent.lapse(ctx, game))
-    if row["pending_kind"] == "draw" and row["pending_by"] != user["id"]:
+        challenged = game.white if game.white.id == row.challenged_id else game.black
+        return Acted(game, {"kind": "lapsed", "player": challenged.userid}, consent.lapse(ctx, game))
+    if row.pending_kind == "draw" and row.pending_by != user.id:
         progress = conclude(ctx, game, None, "agreed")
-        event: dict[str, object] = {"kind": "draw-at-forfeit", "player": user["userid"],
-                                    "by": game.opponent(user)["userid"]}
+        event: dict[str, object] = {"kind": "draw-at-forfeit", "player": user.userid,
+                                    "by": game.opponent(user).userid}
     else:
         progress = forfeit(ctx, game, user)
-        event = {"kind": "timeout", "player": user["userid"], "total": what.total,
-                 "days": row["total_days"] if what.total else row["forfeit_days"]}
+        event = {"kind": "timeout", "player": user.userid, "total": what.total,
+                 "days": row.total_days if what.total else row.forfeit_days}
     return Acted(game, event, progress)
 
 
@@ -190,12 +191,12 @@ def act(ctx: Context, row: Row, what: Due) -> Acted:
 # vacation
 
 
-def days_taken(leave_rows: list[Row], year: int) -> int:
+def days_taken(leave_rows: list[VacationRecord], year: int) -> int:
     """Vacation days used in a calendar year: each leave that began in that
     year counts its length, a part of a day counting as a whole one."""
     total = 0
     for v in leave_rows:
-        start, end = when(v["starts_at"]), when(v["ends_at"])
+        start, end = when(v.starts_at), when(v.ends_at)
         if start.year == year:
             total += math.ceil((end - start) / DAY - 1e-9)
     return total
@@ -211,28 +212,28 @@ class Vacation:
     cap: int
 
 
-def book_vacation(ctx: Context, user: Row, days: int | None) -> Vacation:
+def book_vacation(ctx: Context, user: User, days: int | None) -> Vacation:
     """Start a vacation of ``days`` (replacing the rest of one under way), or
     end the one under way (``days`` None)."""
     cap = ctx.config.games.vacation_days_per_year
     if cap == 0:
         raise NotAvailableError("vacations are turned off on this server")
     store, now = ctx.store, ctx.now
-    rows = store.vacations_of(user["id"])
-    current = next((v for v in rows if when(v["starts_at"]) <= now < when(v["ends_at"])), None)
+    rows = store.vacations_of(user.id)
+    current = next((v for v in rows if when(v.starts_at) <= now < when(v.ends_at)), None)
     if days is None:
         if current is None:
             raise NothingPendingError("you are not on vacation")
-        store.end_vacation(current["id"], now)
+        store.end_vacation(current.id, now)
         until = None
     else:
         if current is not None:  # a new booking replaces the rest of the current one
-            store.end_vacation(current["id"], now)
-            rows = store.vacations_of(user["id"])
+            store.end_vacation(current.id, now)
+            rows = store.vacations_of(user.id)
         used = days_taken(rows, now.year)
         if used + days > cap:
             left = max(cap - used, 0)
             raise VacationRefusedError(f"{days} days is more than you have left: {left} of {cap} days this year")
         until = now + days * DAY
-        store.add_vacation(user["id"], now, until)
-    return Vacation(until, days_taken(store.vacations_of(user["id"]), now.year), cap)
+        store.add_vacation(user.id, now, until)
+    return Vacation(until, days_taken(store.vacations_of(user.id), now.year), cap)

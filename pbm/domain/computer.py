@@ -19,7 +19,8 @@ from .context import Context
 from .passwords import hash_password
 from .ratings import Rating, after_game, white_score
 from .refusals import ChallengeRefusedError
-from .store import Row, Store
+from .store import Store
+from .store.records import BoardRecord, ComputerJob, User
 
 #: What each level is taken to be worth when a player's results against the
 #: computer are rated (apart from the ratings between people), from the
@@ -29,7 +30,7 @@ from .store import Row, Store
 LEVEL_RATING = {1: 1000.0, 2: 1400.0, 3: 1780.0, 4: 2140.0}
 
 
-def ensure_account(store: Store, config: Config, now: datetime) -> Row | None:
+def ensure_account(store: Store, config: Config, now: datetime) -> User | None:
     """The computer's account, made when missing (no address, a password
     nobody knows).  None when the computer is off, or when a person already
     holds its userid (that person keeps it; the operator is told in the log
@@ -41,16 +42,16 @@ def ensure_account(store: Store, config: Config, now: datetime) -> Row | None:
         row = store.find_user(userid.lower())
         if row is None:
             row = store.create_user(userid, userid.lower(), hash_password(secrets.token_urlsafe(32)), [], now)
-            store.mark_computer(row["id"])
-            return store.user_by_id(row["id"])
-    return row if row["computer"] else None
+            store.mark_computer(row.id)
+            return store.user_by_id(row.id)
+    return row if row.computer else None
 
 
-def is_computer(user: Row) -> bool:
-    return bool(user["computer"])
+def is_computer(user: User) -> bool:
+    return bool(user.computer)
 
 
-def computer_in(game: Game) -> Row | None:
+def computer_in(game: Game) -> User | None:
     """The computer, when it plays on this board."""
     for user in (game.white, game.black):
         if is_computer(user):
@@ -58,7 +59,7 @@ def computer_in(game: Game) -> Row | None:
     return None
 
 
-def check_challenge(ctx: Context, white: Row, black: Row, level: int | None, password_given: bool) -> int | None:
+def check_challenge(ctx: Context, white: User, black: User, level: int | None, password_given: bool) -> int | None:
     """The level of a new board (None when the computer does not play on
     it); refuses what cannot be."""
     playing = [u for u in (white, black) if is_computer(u)]
@@ -68,11 +69,11 @@ def check_challenge(ctx: Context, white: Row, black: Row, level: int | None, pas
                                         f"({ctx.config.computer.userid})")
         return None
     if not ctx.config.computer.enabled:
-        raise ChallengeRefusedError(f"{playing[0]['userid']} takes no games on this server")
+        raise ChallengeRefusedError(f"{playing[0].userid} takes no games on this server")
     if len(playing) == 2:
         raise ChallengeRefusedError("the computer does not play itself")
     if not password_given:
-        raise ChallengeRefusedError(f"a game against {playing[0]['userid']} needs your password in the "
+        raise ChallengeRefusedError(f"a game against {playing[0].userid} needs your password in the "
                                     f"challenge (nobody can be invited on its behalf)")
     return level if level is not None else ctx.config.computer.default_level
 
@@ -96,33 +97,33 @@ class Job:
     player: int = 0  # the id of the person the computer plays on the board (users.id)
 
 
-def job_for(ctx: Context, row: Row) -> Job | None:
+def job_for(ctx: Context, row: ComputerJob) -> Job | None:
     """What a queued job asks, or None when the board has moved on (the job
     is then done with nothing to do)."""
-    game = load_game(ctx, row["board"])
+    game = load_game(ctx, row.board)
     if not still_wanted(game, row):
         return None
     board = game.board
     face = None
     if board.variant.drawn:
-        draws = [int(d) for d in (game.row["draws"] or "").split()]
+        draws = [int(d) for d in (game.row.draws or "").split()]
         face = draws[board.ply] if len(draws) > board.ply else None
     me = computer_in(game)
     assert me is not None
-    person = game.black if game.white["id"] == me["id"] else game.white
-    return Job(row["id"], game.number, board.ply, row["pending"], game.row["game"],
-               tuple(str(m) for m in board.moves), game.row["level"] or ctx.config.computer.default_level,
-               game.row["ending"], game.row["points"], face, game.to_move["id"] == me["id"], person["id"])
+    person = game.black if game.white.id == me.id else game.white
+    return Job(row.id, game.number, board.ply, row.pending, game.row.game,
+               tuple(str(m) for m in board.moves), game.row.level or ctx.config.computer.default_level,
+               game.row.ending, game.row.points, face, game.to_move.id == me.id, person.id)
 
 
-def still_wanted(game: Game, row: Row) -> bool:
+def still_wanted(game: Game, row: ComputerJob) -> bool:
     """Does the board still need what the job asks?"""
     me = computer_in(game)
-    if me is None or not game.active or game.board.ply != row["ply"]:
+    if me is None or not game.active or game.board.ply != row.ply:
         return False
-    if row["pending"]:
-        return game.row["pending_kind"] == row["pending"] and game.row["pending_by"] != me["id"]
-    return game.to_move["id"] == me["id"]
+    if row.pending:
+        return game.row.pending_kind == row.pending and game.row.pending_by != me.id
+    return game.to_move.id == me.id
 
 
 def accepts_take_back(level: int) -> bool:
@@ -130,18 +131,18 @@ def accepts_take_back(level: int) -> bool:
     return level <= 2
 
 
-def record_result(store: Store, board: Row, now: datetime) -> None:
+def record_result(store: Store, board: BoardRecord, now: datetime) -> None:
     """A finished game against the computer, rated apart: the person's
     rating against it moves by the same rules as between people, the
     computer counted at its level's fixed rating."""
-    white = store.user_by_id(board["white_id"])
-    person, colour = (store.user_by_id(board["black_id"]), "black") if is_computer(white) else (white, "white")
-    row = store.computer_rating(person["id"], board["game"])
-    before = Rating(row["rating"], row["games"]) if row else Rating()
-    score = white_score(board["winner"]) if colour == "white" else 1.0 - white_score(board["winner"])
-    level = board["level"] or 2
+    white = store.user_by_id(board.white_id)
+    person, colour = (store.user_by_id(board.black_id), "black") if is_computer(white) else (white, "white")
+    row = store.computer_rating(person.id, board.game)
+    before = Rating(row.rating, row.games) if row else Rating()
+    score = white_score(board.winner) if colour == "white" else 1.0 - white_score(board.winner)
+    level = board.level or 2
     after = after_game(before, Rating(LEVEL_RATING.get(level, LEVEL_RATING[2]), 1000), score)
-    store.save_computer_rating(person["id"], board["game"], after.value,
+    store.save_computer_rating(person.id, board.game, after.value,
                                {1.0: "win", 0.5: "draw", 0.0: "loss"}[score], now)
 
 

@@ -21,50 +21,49 @@ from .boards import Game
 from .context import Context
 from .refusals import ChallengeRefusedError
 from .results import conclude
-from .store import Row
+from .store.records import BoardRecord, User
 from .times import stamp
 from .tournaments import Progress
 
 
-def waits_for(ctx: Context, challenged: Row, level: int | None) -> Row | None:
+def waits_for(ctx: Context, challenged: User, level: int | None) -> User | None:
     """The player a new board from a challenge must wait for: the one
     challenged, unless it is the computer (``level``) or a player who takes
     every challenge at once; then None.  A player who has as many
     challenges waiting for his answer as ``[limits]
     open_challenges_per_player`` allows is refused more."""
-    if level is not None or challenged["computer"] or challenged["open_challenges"]:
+    if level is not None or challenged.computer or challenged.open_challenges:
         return None
     cap = ctx.config.limits.open_challenges_per_player
-    if ctx.store.count_open_challenges(challenged["id"]) >= cap:
-        raise ChallengeRefusedError(f"{challenged['userid']} has {cap} challenges waiting for an answer "
+    if ctx.store.count_open_challenges(challenged.id) >= cap:
+        raise ChallengeRefusedError(f"{challenged.userid} has {cap} challenges waiting for an answer "
                                     f"already, the most at once; try again once they are answered")
     return challenged
 
 
-def awaited(row: Row) -> bool:
+def awaited(row: BoardRecord) -> bool:
     """Does the board still wait for the consent of the player challenged?"""
-    return row.get("accepted_at") is None and row.get("challenged_id") is not None
+    return row.accepted_at is None and row.challenged_id is not None
 
 
-def consent(ctx: Context, game: Game, user: Row, events: list[dict[str, Any]], *, moving: bool) -> bool:
+def consent(ctx: Context, game: Game, user: User, events: list[dict[str, Any]], *, moving: bool) -> bool:
     """``user`` agrees to the game, if it waits for him (by a move, or by
     an ``accept``: then his clock starts now, when it is his turn).  True
     when it did."""
-    if not awaited(game.row) or game.row["challenged_id"] != user["id"]:
+    if not awaited(game.row) or game.row.challenged_id != user.id:
         return False
     changed: dict[str, Any] = {"accepted_at": stamp(ctx.now)}
-    if not moving and game.to_move["id"] == user["id"]:
+    if not moving and game.to_move.id == user.id:
         changed["turn_since"] = stamp(ctx.now)
-    ctx.store.update_board(game.number, **changed)
-    game.row.update(changed)
+    game.change(ctx, **changed)
     if not moving:
-        events.append({"kind": "accepted", "player": user["userid"], "rated": bool(game.row["rated"])})
+        events.append({"kind": "accepted", "player": user.userid, "rated": bool(game.row.rated)})
     return True
 
 
-def decline(ctx: Context, game: Game, user: Row, events: list[dict[str, Any]]) -> list[Progress]:
+def decline(ctx: Context, game: Game, user: User, events: list[dict[str, Any]]) -> list[Progress]:
     """The player challenged says no: the game ends, unrated."""
-    events.append({"kind": "declined", "player": user["userid"]})
+    events.append({"kind": "declined", "player": user.userid})
     return conclude(ctx, game, None, "declined")
 
 

@@ -12,7 +12,7 @@ from datetime import timedelta
 from .boards import mover_id
 from .clocks import leave_of, waited
 from .context import Context
-from .store import Row
+from .store.records import BoardRecord, User
 from .times import DAY
 
 
@@ -25,40 +25,40 @@ class Urgency:
     to_forfeit: timedelta
 
 
-def urgency(ctx: Context, row: Row) -> Urgency:
+def urgency(ctx: Context, row: BoardRecord) -> Urgency:
     wait = waited(row, leave_of(ctx.store, mover_id(row)), ctx.now)
-    return Urgency(max(row["nag_days"] * DAY - wait, timedelta()),
-                   max(row["forfeit_days"] * DAY - wait, timedelta()))
+    return Urgency(max(row.nag_days * DAY - wait, timedelta()),
+                   max(row.forfeit_days * DAY - wait, timedelta()))
 
 
-def by_urgency(ctx: Context, rows: list[Row]) -> list[Row]:
+def by_urgency(ctx: Context, rows: list[BoardRecord]) -> list[BoardRecord]:
     """Active boards, the ones nearest their forfeit first (then the
     nearest their reminder; finished boards after them, oldest first)."""
-    def key(row: Row) -> tuple[int, timedelta, timedelta, int]:
-        if row["status"] != "active":
-            return (1, timedelta(), timedelta(), int(row["number"]))
+    def key(row: BoardRecord) -> tuple[int, timedelta, timedelta, int]:
+        if row.status != "active":
+            return (1, timedelta(), timedelta(), int(row.number))
         u = urgency(ctx, row)
-        return (0, u.to_forfeit, u.to_nag, int(row["number"]))
+        return (0, u.to_forfeit, u.to_nag, int(row.number))
     return sorted(rows, key=key)
 
 
-def to_move(ctx: Context, user: Row) -> list[Row]:
+def to_move(ctx: Context, user: User) -> list[BoardRecord]:
     """The user's active boards where it is their turn, most urgent first."""
-    rows = [r for r in ctx.store.boards_of([user["id"]]) if r["status"] == "active" and mover_id(r) == user["id"]]
+    rows = [r for r in ctx.store.boards_of([user.id]) if r.status == "active" and mover_id(r) == user.id]
     return by_urgency(ctx, rows)
 
 
-def takes_digest(user: Row) -> bool:
-    return user["digest_hour"] is not None
+def takes_digest(user: User) -> bool:
+    return user.digest_hour is not None
 
 
-def due(ctx: Context) -> list[Row]:
+def due(ctx: Context) -> list[User]:
     """The players whose digest is due at ``ctx.now``: their hour has come
     today and today's has not gone yet."""
     today = ctx.now.date().isoformat()
     return [u for u in ctx.store.digest_users()
-            if ctx.now.hour >= u["digest_hour"] and u["digest_sent"] != today]
+            if u.digest_hour is not None and ctx.now.hour >= u.digest_hour and u.digest_sent != today]
 
 
-def sent(ctx: Context, user: Row) -> None:
-    ctx.store.mark_digest_sent(user["id"], ctx.now.date().isoformat())
+def sent(ctx: Context, user: User) -> None:
+    ctx.store.mark_digest_sent(user.id, ctx.now.date().isoformat())

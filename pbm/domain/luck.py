@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import random
 import secrets
-from typing import Any, Protocol
+from typing import Protocol
 
 from pbm.grammar import WrittenMove
 from pbm.trax import Board, TraxError
 
 from .refusals import IllegalMoveReplyError
+from .store.records import BoardRecord
 
 #: The six faces, as white masks (see pbm.trax.tiles).
 FACES = (5, 10, 9, 6, 3, 12)
@@ -28,7 +29,7 @@ source: random.Random = secrets.SystemRandom()
 
 class _Loaded(Protocol):
     board: Board
-    row: dict[str, Any]
+    row: BoardRecord
 
 
 def draw_face() -> int:
@@ -36,9 +37,9 @@ def draw_face() -> int:
     return source.choice(FACES)
 
 
-def draws_of(row: dict[str, Any]) -> list[int]:
+def draws_of(row: BoardRecord) -> list[int]:
     """The faces drawn for a board's turns, in order (the current turn's last)."""
-    return [int(w) for w in str(row.get("draws") or "").split()]
+    return [int(w) for w in row.draws.split()]
 
 
 def current_draw(game: _Loaded) -> int | None:

@@ -14,16 +14,18 @@ matches the stored one, so it is never lent.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Protocol
+from typing import Protocol
 
 from pbm.trax import Board
+
+from .store.records import BoardRecord
 
 
 class Loaded(Protocol):
     """A loaded board (a :class:`pbm.domain.boards.Game`)."""
 
     board: Board
-    row: dict[str, Any]
+    row: BoardRecord
 
 
 class Positions:
@@ -37,14 +39,14 @@ class Positions:
         the command under way (no replay needed)?"""
         entry = self.kept.get(number)
         lent = self.lent.get(number)
-        return (entry is not None and entry[0] == moves) or (lent is not None and lent.row["moves"] == moves)
+        return (entry is not None and entry[0] == moves) or (lent is not None and lent.row.moves == moves)
 
     def take(self, number: int, moves: str, variant: str, *, ending: str | None = None,
              points: int | None = None) -> Board:
         """The position of board ``number`` whose stored move list is ``moves``
         (under the board's own rules: its ``ending`` and ``points``)."""
         lent = self.lent.get(number)
-        if lent is not None and lent.row["moves"] == moves and lent.board.variant.name == variant:
+        if lent is not None and lent.row.moves == moves and lent.board.variant.name == variant:
             return lent.board  # loaded again by the same command: the same position
         entry = self.kept.pop(number, None)
         if entry is not None and entry[0] == moves and entry[1].variant.name == variant:
@@ -58,7 +60,7 @@ class Positions:
     def keep_lent(self) -> None:
         """The command succeeded: keep what it loaded, as it left it."""
         for number, game in self.lent.items():
-            self.keep(number, game.board, game.row["moves"])
+            self.keep(number, game.board, game.row.moves)
         self.lent.clear()
 
     def drop_lent(self) -> None:

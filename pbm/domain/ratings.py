@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .store import Row, Store
+from .store import Store
+from .store.records import BoardRecord
 
 START = 1600.0
 ESTABLISHED_AFTER = 20
@@ -65,32 +66,32 @@ def white_score(winner: str | None) -> float:
 def stored_rating(store: Store, user_id: int, game: str) -> Rating:
     """A player's rating in a game type (the start rating before any game)."""
     row = store.rating(user_id, game)
-    return Rating(row["rating"], row["games"]) if row else Rating()
+    return Rating(row.rating, row.games) if row else Rating()
 
 
-def record_result(store: Store, board: Row, now: datetime) -> dict[str, float]:
+def record_result(store: Store, board: BoardRecord, now: datetime) -> dict[str, float]:
     """Rate a finished game (``board`` as it ended) and store both changes
     on the board and in the table; returns the board columns written."""
-    game = board["game"]
-    white, black = stored_rating(store, board["white_id"], game), stored_rating(store, board["black_id"], game)
-    score = white_score(board["winner"])
+    game = board.game
+    white, black = stored_rating(store, board.white_id, game), stored_rating(store, board.black_id, game)
+    score = white_score(board.winner)
     new_white, new_black = rate_game(white, black, score)
     results = {1.0: ("win", "loss"), 0.0: ("loss", "win"), 0.5: ("draw", "draw")}[score]
-    store.save_rating(board["white_id"], game, new_white.value, results[0], now)
-    store.save_rating(board["black_id"], game, new_black.value, results[1], now)
+    store.save_rating(board.white_id, game, new_white.value, results[0], now)
+    store.save_rating(board.black_id, game, new_black.value, results[1], now)
     changes = {"white_before": white.value, "white_after": new_white.value,
                "black_before": black.value, "black_after": new_black.value}
-    store.update_board(board["number"], **changes)
+    store.update_board(board.number, **changes)
     return changes
 
 
-def rating_changes(board: Row) -> dict[str, dict[str, Any]] | None:
+def rating_changes(board: BoardRecord) -> dict[str, dict[str, Any]] | None:
     """Both players' ratings before and after a rated result (rounded), or
     None for a board without one."""
-    if board.get("white_after") is None:
-        return None
+    sides = {"white": (board.white_before, board.white_after), "black": (board.black_before, board.black_after)}
     out = {}
-    for colour in ("white", "black"):
-        before, after = round(board[f"{colour}_before"]), round(board[f"{colour}_after"])
-        out[colour] = {"before": before, "after": after, "change": after - before}
+    for colour, (before, after) in sides.items():
+        if before is None or after is None:
+            return None
+        out[colour] = {"before": round(before), "after": round(after), "change": round(after) - round(before)}
     return out

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from .context import Context
 from .refusals import ReplyRefusedError
 from .seals import Keyring, new_nonce, secret_hash
-from .store import Row
+from .store.records import ReplyToken, User
 
 #: Our Message-IDs that carry a token: <r-TOKEN@domain>.
 MESSAGE_ID_PREFIX = "r-"
@@ -70,12 +70,12 @@ def codes_in(references: Iterable[str]) -> list[tuple[int, str]]:
     return list(dict.fromkeys(found))
 
 
-def lookup(ctx: Context, token: str) -> Row | None:
+def lookup(ctx: Context, token: str) -> ReplyToken | None:
     """The row of a token we issued, or None (a number we never gave, or
     a secret that does not match)."""
     number, _, secret = token.partition("-")
     row = ctx.store.reply_token(int(number))
-    if row is None or not hmac.compare_digest(row["token_hash"], secret_hash(secret.lower())):
+    if row is None or not hmac.compare_digest(row.token_hash, secret_hash(secret.lower())):
         return None
     return row
 
@@ -98,13 +98,13 @@ class ReplyTarget:
     and the boards the reply may be about (number -> the move count the
     mail showed)."""
 
-    token: Row
-    user: Row
+    token: ReplyToken
+    user: User
     boards: dict[int, int]
 
     @property
     def digest(self) -> bool:
-        return self.token["board"] is None
+        return self.token.board is None
 
 
 def target(ctx: Context, tokens: Sequence[str], sender: str) -> ReplyTarget | None:
@@ -115,15 +115,15 @@ def target(ctx: Context, tokens: Sequence[str], sender: str) -> ReplyTarget | No
         row = lookup(ctx, token)
         if row is None:
             continue
-        user = ctx.store.user_by_id(row["user_id"])
-        own = [a.lower() for a in ctx.store.confirmed_addresses(user["id"])]
-        if user["deleted_at"] is not None or sender.lower() not in own:
+        user = ctx.store.user_by_id(row.user_id)
+        own = [a.lower() for a in ctx.store.confirmed_addresses(user.id)]
+        if user.deleted_at is not None or sender.lower() not in own:
             raise ReplyRefusedError(
-                f"this reply answers a board mail sent to {user['userid']}, but it comes from {sender}, which is "
-                f"not one of {user['userid']}'s addresses; a reply counts only from the player's own address")
-        if row["board"] is not None:
-            boards = {int(row["board"]): int(row["ply"])}
+                f"this reply answers a board mail sent to {user.userid}, but it comes from {sender}, which is "
+                f"not one of {user.userid}'s addresses; a reply counts only from the player's own address")
+        if row.board is not None and row.ply is not None:
+            boards = {row.board: row.ply}
         else:
-            boards = {int(b["board"]): int(b["ply"]) for b in ctx.store.digest_boards(row["id"])}
+            boards = {b.board: b.ply for b in ctx.store.digest_boards(row.id)}
         return ReplyTarget(row, user, boards)
     return None

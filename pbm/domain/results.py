@@ -9,11 +9,13 @@ rates a rated game, and moves a tournament on.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import computer
 from .boards import Game, other_colour
 from .context import Context
 from .ratings import record_result
-from .store import Row
+from .store.records import User
 from .times import stamp
 from .tournaments import Progress, board_finished
 
@@ -36,26 +38,29 @@ def conclude(ctx: Context, game: Game, winner: str | None, reason: str) -> list[
     now = stamp(ctx.now)
     ended = {"status": "finished", "winner": winner, "reason": reason, "pending_kind": None, "pending_by": None,
              "updated_at": now, "finished_at": now}
-    game.row.update(ended)
-    agreed = game.row.get("accepted_at") is not None or game.row.get("challenged_id") is None
+    agreed = game.row.accepted_at is not None or game.row.challenged_id is None
+    rated = game.row.rated
     if reason in UNRATED or not agreed:
         # the board mail of the cancellation still shows the game as it was
         # offered; the stored board, and every later view, is unrated
-        ctx.store.update_board(game.number, **ended, rated=0)
+        game.change(ctx, **ended, rated=False)
+        game.row = replace(game.row, rated=rated)
     else:
-        ctx.store.update_board(game.number, **ended)
+        game.change(ctx, **ended)
     ctx.store.clear_pending_moves(game.number)
-    if game.row["rated"] and reason not in UNRATED and agreed:
+    if game.row.rated and reason not in UNRATED and agreed:
         if computer.computer_in(game) is not None:  # against the computer: rated apart
             computer.record_result(ctx.store, game.row, ctx.now)
         else:
-            game.row.update(record_result(ctx.store, game.row, ctx.now))
-    if game.row["tournament"]:
+            changes = record_result(ctx.store, game.row, ctx.now)
+            game.row = replace(game.row, white_before=changes["white_before"], white_after=changes["white_after"],
+                               black_before=changes["black_before"], black_after=changes["black_after"])
+    if game.row.tournament:
         return board_finished(ctx, game)
     return []
 
 
-def forfeit(ctx: Context, game: Game, user: Row) -> list[Progress]:
+def forfeit(ctx: Context, game: Game, user: User) -> list[Progress]:
     """``user`` loses the game by forfeit (out of time, gone, withdrawn)."""
     colour = game.colour_of(user)
     assert colour is not None, "a forfeit is by one of the players"

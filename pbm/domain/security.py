@@ -31,7 +31,7 @@ from datetime import UTC, datetime, time, timedelta
 from .context import Context
 from .refusals import DailyLimitError
 from .seals import code_hash, new_nonce
-from .store import Row
+from .store.records import LoginFailures, User
 from .times import when
 
 RESET_VALID = timedelta(days=1)
@@ -45,7 +45,7 @@ class LockStarted:
     """Wrong passwords from ``sender`` (a lane) blocked it from the account
     ``user`` until ``until`` (``failures`` in a row)."""
 
-    user: Row
+    user: User
     sender: str
     failures: int
     until: datetime
@@ -57,7 +57,7 @@ class IssuedCode:
     ``seal`` stands where the code goes in that mail (the outbox writes
     the code in as it sends it); ``code_id`` is its row."""
 
-    user: Row
+    user: User
     code_id: int
     seal: str
     expires: datetime
@@ -68,12 +68,12 @@ def _end_of_day(now: datetime) -> datetime:
     return datetime.combine(now.date() + timedelta(days=1), time(), tzinfo=UTC)
 
 
-def owns(ctx: Context, user: Row, address: str) -> bool:
+def owns(ctx: Context, user: User, address: str) -> bool:
     """Is ``address`` one of the user's confirmed addresses?"""
-    return address.lower() in (a.lower() for a in ctx.store.confirmed_addresses(user["id"]))
+    return address.lower() in (a.lower() for a in ctx.store.confirmed_addresses(user.id))
 
 
-def blocked_until(ctx: Context, user: Row, failures: Row | None) -> datetime | None:
+def blocked_until(ctx: Context, user: User, failures: LoginFailures | None) -> datetime | None:
     """Until when no password from this mail's lane is checked for ``user``
     (whose wrong passwords from the lane are ``failures``), if that is now:
     after too many wrong ones for this user, or, from an address that is
@@ -83,17 +83,17 @@ def blocked_until(ctx: Context, user: Row, failures: Row | None) -> datetime | N
     if not owns(ctx, user, ctx.sender or "") and \
             ctx.store.sender_failures(lane, ctx.now.date().isoformat()) >= limits.failed_logins_per_sender_per_day:
         return _end_of_day(ctx.now)
-    if failures is not None and failures["blocked_until"] and ctx.now < when(failures["blocked_until"]):
-        return when(failures["blocked_until"])
+    if failures is not None and failures.blocked_until and ctx.now < when(failures.blocked_until):
+        return when(failures.blocked_until)
     return None
 
 
-def is_held_up(ctx: Context, user: Row) -> bool:
+def is_held_up(ctx: Context, user: User) -> bool:
     """Is one of the user's own addresses blocked from logging in now?  (A
     forfeit waits meanwhile, a day at most.)"""
-    own = {a.lower() for a in ctx.store.confirmed_addresses(user["id"])}
-    return any(row["sender"] in own and row["blocked_until"] and ctx.now < when(row["blocked_until"])
-               for row in ctx.store.login_failures_of(user["id"]))
+    own = {a.lower() for a in ctx.store.confirmed_addresses(user.id)}
+    return any(row.sender in own and row.blocked_until and ctx.now < when(row.blocked_until)
+               for row in ctx.store.login_failures_of(user.id))
 
 
 def count_failed_login(ctx: Context, user_id: int | None) -> LockStarted | None:
@@ -110,7 +110,7 @@ def count_failed_login(ctx: Context, user_id: int | None) -> LockStarted | None:
     if not owns(ctx, user, ctx.sender or ""):
         store.count_sender_failure(lane, ctx.now.date().isoformat())
     before = store.login_failures(lane, user_id)
-    failures = (before["failures"] if before else 0) + 1
+    failures = (before.failures if before else 0) + 1
     over = failures - limits.failed_logins_before_lock
     until = None
     if over >= 0:
@@ -129,37 +129,37 @@ def count_failed_login(ctx: Context, user_id: int | None) -> LockStarted | None:
 # one-time codes
 
 
-def take_reset_code(ctx: Context, user: Row, text: str) -> bool:
+def take_reset_code(ctx: Context, user: User, text: str) -> bool:
     """Is ``text`` a live reset code of this user?  If so it is used up."""
     clean = text.replace("-", "").upper()
     if not (clean.isalnum() and len(clean) == 10):
         return False
     wanted = code_hash(clean)
-    for code in ctx.store.live_codes("reset", ctx.now, user["id"]):
-        if hmac.compare_digest(wanted, code["code_hash"]):
-            ctx.store.use_code(code["id"], ctx.now)
+    for code in ctx.store.live_codes("reset", ctx.now, user.id):
+        if hmac.compare_digest(wanted, code.code_hash):
+            ctx.store.use_code(code.id, ctx.now)
             return True
     return False
 
 
-def issue_code(ctx: Context, user: Row, kind: str, address: str) -> IssuedCode:
+def issue_code(ctx: Context, user: User, kind: str, address: str) -> IssuedCode:
     """A new code of ``kind`` (``reset`` or ``confirm``) for ``user``, to
     be mailed to ``address``."""
     nonce = new_nonce()
     expires = ctx.now + (RESET_VALID if kind == "reset" else CONFIRM_VALID)
-    code_id = ctx.store.add_code(user["id"], kind, address, code_hash(ctx.keys.code(nonce, address)), ctx.now,
+    code_id = ctx.store.add_code(user.id, kind, address, code_hash(ctx.keys.code(nonce, address)), ctx.now,
                                  expires)
     return IssuedCode(user, code_id, ctx.keys.seal("c", nonce), expires, address)
 
 
-def issue_reset_codes(ctx: Context, user: Row) -> list[IssuedCode]:
+def issue_reset_codes(ctx: Context, user: User) -> list[IssuedCode]:
     """Password-reset codes for a live account, one for each confirmed
     address (each works alone), unless it already had as many resets as
     allowed that are still live."""
-    addresses = ctx.store.confirmed_addresses(user["id"])
-    if user["deleted_at"] is not None or not addresses:
+    addresses = ctx.store.confirmed_addresses(user.id)
+    if user.deleted_at is not None or not addresses:
         return []
-    live = {row["created_at"] for row in ctx.store.live_codes("reset", ctx.now, user["id"])}
+    live = {row.created_at for row in ctx.store.live_codes("reset", ctx.now, user.id)}
     if len(live) >= MAX_LIVE_RESET_CODES:
         return []
     return [issue_code(ctx, user, "reset", address) for address in addresses]
@@ -185,7 +185,7 @@ def _day(ctx: Context) -> str:
     return ctx.now.date().isoformat()
 
 
-def await_confirmation(ctx: Context, user: Row, addresses: list[str], sender: str) -> Confirmations:
+def await_confirmation(ctx: Context, user: User, addresses: list[str], sender: str) -> Confirmations:
     """The addresses wait for confirmation: each gets one code a day at
     most (the sender's own in the reply to the sender; each other one in a
     short mail of its own), and no other mail until the code comes back
@@ -197,7 +197,7 @@ def await_confirmation(ctx: Context, user: Row, addresses: list[str], sender: st
              if ctx.store.daily_count("confirmation", a, day) < limits.confirmations_per_address_per_day]
     others = [a for a in fresh if a.lower() != sender.lower()]
     cap = limits.confirmations_per_sender_per_day
-    for kind, key in (("confirmations-by", sender), ("confirmations-for", str(user["id"]))):
+    for kind, key in (("confirmations-by", sender), ("confirmations-for", str(user.id))):
         if others and ctx.store.daily_count(kind, key, day) + len(others) > cap:
             raise DailyLimitError(f"confirmations have been mailed to {cap} addresses for this sender or "
                                   f"account today, the most a day; add the others tomorrow")
@@ -205,7 +205,7 @@ def await_confirmation(ctx: Context, user: Row, addresses: list[str], sender: st
     for address in fresh:
         ctx.store.add_daily_count("confirmation", address, day)
         codes[address] = issue_code(ctx, user, "confirm", address)
-    for kind, key in (("confirmations-by", sender), ("confirmations-for", str(user["id"]))):
+    for kind, key in (("confirmations-by", sender), ("confirmations-for", str(user.id))):
         if others:
             ctx.store.add_daily_count(kind, key, day, len(others))
     mine = next((c for a, c in codes.items() if a.lower() == sender.lower()), None)
@@ -213,17 +213,18 @@ def await_confirmation(ctx: Context, user: Row, addresses: list[str], sender: st
                          tuple(a for a in addresses if a not in codes))
 
 
-def confirm_address(ctx: Context, sender: str, code: str, code_id: int | None = None) -> Row | None:
+def confirm_address(ctx: Context, sender: str, code: str, code_id: int | None = None) -> User | None:
     """The code came back from ``sender``: the account whose address it
     confirms (the address may now get game mail), or None when it is no
     code waiting for that address.  ``code_id``: the code's row, when a
     reply to the mail that carried it names it."""
     wanted = code_hash(code)
     for row in ctx.store.live_codes("confirm", ctx.now):
-        if code_id is not None and row["id"] != code_id:
+        if code_id is not None and row.id != code_id:
             continue
-        if row["address"].lower() == sender.lower() and hmac.compare_digest(wanted, row["code_hash"]):
-            ctx.store.use_code(row["id"], ctx.now)
-            if ctx.store.set_confirmed(row["user_id"], row["address"]):
-                return ctx.store.user_by_id(row["user_id"])
+        if row.address is not None and row.address.lower() == sender.lower() \
+                and hmac.compare_digest(wanted, row.code_hash):
+            ctx.store.use_code(row.id, ctx.now)
+            if ctx.store.set_confirmed(row.user_id, row.address):
+                return ctx.store.user_by_id(row.user_id)
     return None

@@ -26,7 +26,7 @@ from .boards import Game, new_board, times_problem
 from .context import Context
 from .ratings import stored_rating, white_score
 from .refusals import NotAllowedError, TournamentError, UnknownBoardError
-from .store import Row
+from .store.records import BoardRecord, EntrantListing, Pairing, TournamentRecord, User
 from .times import DAY, stamp, when
 
 FORMAT_NAMES = {
@@ -68,7 +68,7 @@ class LateRound:
     tournament_id: int
     round: int
     deadline: datetime.datetime
-    boards: tuple[Row, ...]
+    boards: tuple[BoardRecord, ...]
 
 
 # ----------------------------------------------------------------------------
@@ -79,38 +79,38 @@ class LateRound:
 class Event:
     """A tournament with its entrants and pairings loaded."""
 
-    row: Row
-    entrants: list[Row]
-    pairings: list[Row]
+    row: TournamentRecord
+    entrants: list[EntrantListing]
+    pairings: list[Pairing]
 
     @property
     def id(self) -> int:
-        return self.row["id"]
+        return self.row.id
 
     @property
     def name(self) -> str:
-        return self.row["name"]
+        return self.row.name
 
-    def playing(self) -> list[Row]:
+    def playing(self) -> list[EntrantListing]:
         """Entrants not withdrawn, by seed (join order before the start)."""
-        rows = [e for e in self.entrants if e["withdrawn_at"] is None]
-        return sorted(rows, key=lambda e: (e["seed"] or 0, e["joined_at"]))
+        rows = [e for e in self.entrants if e.withdrawn_at is None]
+        return sorted(rows, key=lambda e: (e.seed or 0, e.joined_at))
 
     def userid(self, user_id: int | None) -> str:
         for e in self.entrants:
-            if e["user_id"] == user_id:
-                return e["userid"]
+            if e.user_id == user_id:
+                return e.userid
         return "?"
 
 
 def load_event(ctx: Context, name: TournamentName, game: str) -> Event:
     """The event of that name and game type."""
     row = ctx.store.tournament(name.key)
-    if row is None or row["game"] != game:
+    if row is None or row.game != game:
         raise TournamentError(
             f"there is no {game} tournament {name}; \"{game} tournament list\" shows them"
         )
-    return reload(ctx, row["id"])
+    return reload(ctx, row.id)
 
 
 def reload(ctx: Context, tournament_id: int) -> Event:
@@ -119,11 +119,11 @@ def reload(ctx: Context, tournament_id: int) -> Event:
 
 
 def as_director(ctx: Context, userid: UserId, password: Password, name: TournamentName,
-                game: str) -> tuple[Event, Row]:
+                game: str) -> tuple[Event, User]:
     """The event and its director, logged in."""
     user = login(ctx, userid, password)
     event = load_event(ctx, name, game)
-    if event.row["director_id"] != user["id"]:
+    if event.row.director_id != user.id:
         raise NotAllowedError(f"only the director of {event.name} may do that")
     return event, user
 
@@ -141,9 +141,9 @@ def _create_game(ctx: Context, event: Event, stage: str, round_: int, white: int
     store = ctx.store
     t = event.row
     number = new_board(
-        ctx, t["game"], store.user_by_id(white), store.user_by_id(black), tournament=t["name"], label=label,
-        nag_days=t["nag_days"], forfeit_days=t["forfeit_days"], rated=bool(t["rated"]),
-        ending=t["ending"], points=t["points"],
+        ctx, t.game, store.user_by_id(white), store.user_by_id(black), tournament=t.name, label=label,
+        nag_days=t.nag_days, forfeit_days=t.forfeit_days, rated=bool(t.rated),
+        ending=t.ending, points=t.points,
     )
     store.add_pairing(tournament_id=event.id, stage=stage, round=round_, white_id=white, black_id=black,
                       board=number)
@@ -157,7 +157,7 @@ def _add_bye(ctx: Context, event: Event, stage: str, round_: int, player: int) -
 
 def _next_label(event: Event, round_: int) -> str:
     """The next board name of a Swiss or knockout round: ``ETC26-R2.3``."""
-    used = sum(1 for p in event.pairings if p["round"] == round_ and p["board"] is not None)
+    used = sum(1 for p in event.pairings if p.round == round_ and p.board is not None)
     return f"{event.name}-R{round_}.{used + 1}"
 
 
@@ -173,16 +173,16 @@ def _round_robin_boards(ctx: Context, event: Event, stage: str, players: list[in
 
 
 def _pair_swiss(ctx: Context, event: Event, round_: int) -> list[int]:
-    players = [e["user_id"] for e in event.playing()]
-    finished = [p for p in event.pairings if p["result"] is not None]
+    players = [e.user_id for e in event.playing()]
+    finished = [p for p in event.pairings if p.result is not None]
     scores = {pid: 0.0 for pid in players}
     met: set[frozenset[int]] = set()
     whites = {pid: 0 for pid in players}
     blacks = {pid: 0 for pid in players}
     last: dict[int, str] = {}
     byes: set[int] = set()
-    for p in sorted(event.pairings, key=lambda p: (p["round"], p["id"])):
-        w, b = p["white_id"], p["black_id"]
+    for p in sorted(event.pairings, key=lambda p: (p.round, p.id)):
+        w, b = p.white_id, p.black_id
         if b is None:
             byes.add(w)
             scores[w] = scores.get(w, 0.0) + 1.0
@@ -192,10 +192,10 @@ def _pair_swiss(ctx: Context, event: Event, round_: int) -> list[int]:
         blacks[b] = blacks.get(b, 0) + 1
         last[w], last[b] = "white", "black"
     for p in finished:
-        if p["black_id"] is not None:
-            scores[p["white_id"]] = scores.get(p["white_id"], 0.0) + p["result"]
-            scores[p["black_id"]] = scores.get(p["black_id"], 0.0) + 1.0 - p["result"]
-    rating = {pid: rating_of(ctx, pid, event.row["game"]) for pid in players}
+        if p.black_id is not None and p.result is not None:
+            scores[p.white_id] = scores.get(p.white_id, 0.0) + p.result
+            scores[p.black_id] = scores.get(p.black_id, 0.0) + 1.0 - p.result
+    rating = {pid: rating_of(ctx, pid, event.row.game) for pid in players}
     pairs, bye = pairing.swiss_round(players, scores, met, whites, blacks, last, byes, rating)
     numbers = []
     for k, (white, black) in enumerate(pairs, start=1):
@@ -207,7 +207,7 @@ def _pair_swiss(ctx: Context, event: Event, round_: int) -> list[int]:
 
 def _pair_knockout(ctx: Context, event: Event, round_: int, pairs: Sequence[tuple[int, int | None]]) -> list[int]:
     numbers = []
-    withdrawn = {e["user_id"] for e in event.entrants if e["withdrawn_at"] is not None}
+    withdrawn = {e.user_id for e in event.entrants if e.withdrawn_at is not None}
     for white, black in pairs:
         if black is not None and black in withdrawn:
             black = None
@@ -229,33 +229,34 @@ def start(ctx: Context, event: Event) -> list[Progress]:
     """Seed the entrants by rating and make the first boards."""
     t = event.row
     entrants = event.playing()
-    need = 4 if t["format"] == "pools" else 2
+    need = 4 if t.format == "pools" else 2
     if len(entrants) < need:
         raise TournamentError(
             f"{event.name} has {len(entrants)} player{'s' if len(entrants) != 1 else ''}; "
-            f"a {FORMAT_NAMES[t['format']]} event needs at least {need}"
+            f"a {FORMAT_NAMES[t.format]} event needs at least {need}"
         )
     store = ctx.store
-    seeded = sorted(entrants, key=lambda e: (-rating_of(ctx, e["user_id"], t["game"]), e["joined_at"], e["key"]))
+    seeded = sorted(entrants, key=lambda e: (-rating_of(ctx, e.user_id, t.game), e.joined_at, e.key))
     for seed, e in enumerate(seeded, start=1):
-        store.update_entrant(event.id, e["user_id"], seed=seed)
-    ids = [e["user_id"] for e in seeded]
+        store.update_entrant(event.id, e.user_id, seed=seed)
+    ids = [e.user_id for e in seeded]
     fields: dict[str, Any] = {"status": "running", "started_at": stamp(ctx.now), "round": 1,
                               "round_started_at": stamp(ctx.now)}
-    if t["format"] == "swiss" and not t["rounds"]:
+    if t.format == "swiss" and not t.rounds:
         fields["rounds"] = max(1, math.ceil(math.log2(len(ids))))
-    if t["format"] == "pools":
-        size = t["pool_size"] or DEFAULT_POOL_SIZE
-        advance = t["advance"] or min(DEFAULT_ADVANCE, size - 1)
+    if t.format == "pools":
+        size = t.pool_size or DEFAULT_POOL_SIZE
+        advance = t.advance or min(DEFAULT_ADVANCE, size - 1)
         fields.update(stage="pools", pool_size=size, advance=advance)
     store.update_tournament(event.id, **fields)
     event = reload(ctx, event.id)
-    fmt = t["format"]
+    fmt = t.format
     if fmt in ("roundrobin", "double"):
         numbers = _round_robin_boards(ctx, event, "main", ids, double=fmt == "double", prefix="")
     elif fmt == "pools":
         numbers = []
-        for i, pool in enumerate(pairing.pools(ids, event.row["pool_size"])):
+        assert event.row.pool_size is not None  # set just above
+        for i, pool in enumerate(pairing.pools(ids, event.row.pool_size)):
             letter = chr(ord("A") + i)
             for pid in pool:
                 store.update_entrant(event.id, pid, pool=letter)
@@ -272,51 +273,51 @@ def board_finished(ctx: Context, game: Game) -> list[Progress]:
     p = ctx.store.pairing_of_board(game.number)
     if p is None:
         return []
-    ctx.store.update_pairing(p["id"], result=white_score(game.row["winner"]),
-                             decided_by="director" if game.row["reason"] == "adjudicated" else "play")
-    return advance(ctx, reload(ctx, p["tournament_id"]))
+    ctx.store.update_pairing(p.id, result=white_score(game.row.winner),
+                             decided_by="director" if game.row.reason == "adjudicated" else "play")
+    return advance(ctx, reload(ctx, p.tournament_id))
 
 
-def _open(pairings: list[Row]) -> list[Row]:
-    return [p for p in pairings if p["result"] is None]
+def _open(pairings: list[Pairing]) -> list[Pairing]:
+    return [p for p in pairings if p.result is None]
 
 
 def advance(ctx: Context, event: Event) -> list[Progress]:
     """Pair what can be paired now; finish the event when nothing is left."""
     t = event.row
-    if t["status"] != "running" or _open(event.pairings):
+    if t.status != "running" or _open(event.pairings):
         return []
-    fmt = t["format"]
+    fmt = t.format
     store = ctx.store
-    if fmt == "pools" and t["stage"] == "pools":
+    if fmt == "pools" and t.stage == "pools":
         finalists = []
-        for pool in sorted({p["stage"] for p in event.pairings}):
+        for pool in sorted({p.stage for p in event.pairings}):
             table = group_standings(event, pool)
-            withdrawn = {e["user_id"] for e in event.entrants if e["withdrawn_at"] is not None}
-            finalists += [s.player for s in table if s.player not in withdrawn][: t["advance"]]
-        finalists.sort(key=lambda pid: next(e["seed"] for e in event.entrants if e["user_id"] == pid))
+            withdrawn = {e.user_id for e in event.entrants if e.withdrawn_at is not None}
+            finalists += [s.player for s in table if s.player not in withdrawn][: t.advance]
+        finalists.sort(key=lambda pid: next(e.seed or 0 for e in event.entrants if e.user_id == pid))
         store.update_tournament(event.id, stage="final", round=2)
         event = reload(ctx, event.id)
         numbers = _round_robin_boards(ctx, event, "final", finalists, double=False, prefix="F")
         return [Progress(event.id, "final", tuple(numbers))]
-    if fmt == "swiss" and t["round"] < t["rounds"] and len(event.playing()) >= 2:
-        store.update_tournament(event.id, round=t["round"] + 1, round_started_at=stamp(ctx.now))
+    if fmt == "swiss" and t.round < (t.rounds or 0) and len(event.playing()) >= 2:
+        store.update_tournament(event.id, round=t.round + 1, round_started_at=stamp(ctx.now))
         event = reload(ctx, event.id)
-        numbers = _pair_swiss(ctx, event, t["round"] + 1)
+        numbers = _pair_swiss(ctx, event, t.round + 1)
         return [Progress(event.id, "round", tuple(numbers))]
     if fmt == "knockout":
-        winners, replays = knockout_winners(event, t["round"])
+        winners, replays = knockout_winners(event, t.round)
         if replays:
             numbers = []
             for white, black in replays:
-                label = _next_label(event, t["round"])
-                numbers.append(_create_game(ctx, event, "main", t["round"], white, black, label))
+                label = _next_label(event, t.round)
+                numbers.append(_create_game(ctx, event, "main", t.round, white, black, label))
                 event = reload(ctx, event.id)
             return [Progress(event.id, "replay", tuple(numbers))]
         if len(winners) > 1:
-            store.update_tournament(event.id, round=t["round"] + 1, round_started_at=stamp(ctx.now))
+            store.update_tournament(event.id, round=t.round + 1, round_started_at=stamp(ctx.now))
             event = reload(ctx, event.id)
-            numbers = _pair_knockout(ctx, event, t["round"] + 1, pairing.knockout_next(winners))
+            numbers = _pair_knockout(ctx, event, t.round + 1, pairing.knockout_next(winners))
             event = reload(ctx, event.id)
             if not numbers:  # only byes (withdrawals): on to the next round at once
                 return advance(ctx, event)
@@ -328,19 +329,19 @@ def advance(ctx: Context, event: Event) -> list[Progress]:
 def knockout_winners(event: Event, round_: int) -> tuple[list[int], list[tuple[int, int]]]:
     """The winners of a knockout round in bracket order, and the drawn
     pairs still to replay (colours swapped)."""
-    slots: dict[frozenset, Row] = {}
+    slots: dict[frozenset[int | None], Pairing] = {}
     for p in event.pairings:
-        if p["round"] == round_:
-            key = frozenset((p["white_id"], p["black_id"]))
+        if p.round == round_:
+            key = frozenset((p.white_id, p.black_id))
             slots[key] = p  # the latest game of a pair decides
     winners, replays = [], []
     for p in slots.values():
-        if p["black_id"] is None:
-            winners.append(p["white_id"])
-        elif p["result"] == 0.5:
-            replays.append((p["black_id"], p["white_id"]))
+        if p.black_id is None:
+            winners.append(p.white_id)
+        elif p.result == 0.5:
+            replays.append((p.black_id, p.white_id))
         else:
-            winners.append(p["white_id"] if p["result"] == 1.0 else p["black_id"])
+            winners.append(p.white_id if p.result == 1.0 else p.black_id)
     return winners, replays
 
 
@@ -348,29 +349,29 @@ def knockout_winners(event: Event, round_: int) -> tuple[list[int], list[tuple[i
 # tables
 
 
-def games_and_byes(pairings: list[Row]) -> tuple[list[scoring.Game], dict[int, int]]:
+def games_and_byes(pairings: list[Pairing]) -> tuple[list[scoring.Game], dict[int, int]]:
     """The games of these pairings, and the byes per player."""
     games: list[scoring.Game] = []
     byes: dict[int, int] = {}
     for p in pairings:
-        if p["black_id"] is None:
-            byes[p["white_id"]] = byes.get(p["white_id"], 0) + 1
+        if p.black_id is None:
+            byes[p.white_id] = byes.get(p.white_id, 0) + 1
         else:
-            games.append(scoring.Game(p["white_id"], p["black_id"], p["result"], p["round"]))
+            games.append(scoring.Game(p.white_id, p.black_id, p.result, p.round))
     return games, byes
 
 
 def group_standings(event: Event, stage: str | None) -> list[scoring.Standing]:
-    pairings = [p for p in event.pairings if stage is None or p["stage"] == stage]
-    if event.row["format"] == "pools" and stage is not None and stage != "final":
-        players = [e["user_id"] for e in sorted(event.entrants, key=lambda e: e["seed"] or 0) if e["pool"] == stage]
+    pairings = [p for p in event.pairings if stage is None or p.stage == stage]
+    if event.row.format == "pools" and stage is not None and stage != "final":
+        players = [e.user_id for e in sorted(event.entrants, key=lambda e: e.seed or 0) if e.pool == stage]
     elif stage == "final":
-        players = list(dict.fromkeys(pid for p in pairings for pid in (p["white_id"], p["black_id"])))
-        players.sort(key=lambda pid: next((e["seed"] or 0) for e in event.entrants if e["user_id"] == pid))
+        players = list(dict.fromkeys(pid for p in pairings for pid in (p.white_id, p.black_id) if pid is not None))
+        players.sort(key=lambda pid: next((e.seed or 0) for e in event.entrants if e.user_id == pid))
     else:
-        players = [e["user_id"] for e in sorted(event.entrants, key=lambda e: (e["seed"] or 0, e["joined_at"]))]
+        players = [e.user_id for e in sorted(event.entrants, key=lambda e: (e.seed or 0, e.joined_at))]
     games, byes = games_and_byes(pairings)
-    return scoring.standings(players, games, byes=byes, swiss=event.row["format"] == "swiss")
+    return scoring.standings(players, games, byes=byes, swiss=event.row.format == "swiss")
 
 
 
@@ -379,7 +380,7 @@ def group_standings(event: Event, stage: str | None) -> list[scoring.Standing]:
 # what players and directors do
 
 
-def create(ctx: Context, director: Row, name: TournamentName, game: str, *, fmt: str | None,
+def create(ctx: Context, director: User, name: TournamentName, game: str, *, fmt: str | None,
            rounds: int | None, pool_size: int | None, advance: int | None, nag_days: float | None,
            forfeit_days: float | None, rated: bool, max_players: int | None,
            start_date: datetime.date | None, ending: str | None = None, points: int | None = None) -> Event:
@@ -400,7 +401,7 @@ def create(ctx: Context, director: Row, name: TournamentName, game: str, *, fmt:
     except ValueError as exc:
         raise TournamentError(str(exc)) from None
     tid = ctx.store.create_tournament(
-        name=str(name), key=name.key, game=game, director_id=director["id"], format=fmt or "roundrobin",
+        name=str(name), key=name.key, game=game, director_id=director.id, format=fmt or "roundrobin",
         rounds=rounds, pool_size=pool_size, advance=advance, nag_days=nag, forfeit_days=forfeit, rated=int(rated),
         max_players=max_players, start_date=start_date.isoformat() if start_date else None,
         created_at=stamp(ctx.now), ending=ending, points=points,
@@ -408,67 +409,67 @@ def create(ctx: Context, director: Row, name: TournamentName, game: str, *, fmt:
     return reload(ctx, tid)
 
 
-def enter(ctx: Context, event: Event, user: Row, *, joining: bool) -> Event:
+def enter(ctx: Context, event: Event, user: User, *, joining: bool) -> Event:
     """The user joins the event (``joining``) or leaves it, before it starts."""
-    if event.row["status"] != "open":
+    if event.row.status != "open":
         raise TournamentError(
             f"{event.name} has started, so entries are closed"
-            + ("" if joining else f"; the director ({event.userid(event.row['director_id'])}) can withdraw you")
+            + ("" if joining else f"; the director ({event.userid(event.row.director_id)}) can withdraw you")
         )
-    entered = any(e["user_id"] == user["id"] for e in event.entrants)
+    entered = any(e.user_id == user.id for e in event.entrants)
     if joining:
         if entered:
             raise TournamentError(f"you have already entered {event.name}")
-        if event.row["max_players"] and len(event.entrants) >= event.row["max_players"]:
-            raise TournamentError(f"{event.name} is full ({event.row['max_players']} players)")
-        ctx.store.add_entrant(event.id, user["id"], ctx.now)
+        if event.row.max_players and len(event.entrants) >= event.row.max_players:
+            raise TournamentError(f"{event.name} is full ({event.row.max_players} players)")
+        ctx.store.add_entrant(event.id, user.id, ctx.now)
     else:
         if not entered:
             raise TournamentError(f"you have not entered {event.name}")
-        ctx.store.remove_entrant(event.id, user["id"])
+        ctx.store.remove_entrant(event.id, user.id)
     return reload(ctx, event.id)
 
 
 def start_now(ctx: Context, event: Event) -> list[Progress]:
     """The director starts the event."""
-    if event.row["status"] != "open":
+    if event.row.status != "open":
         raise TournamentError(f"{event.name} has already started")
     return start(ctx, event)
 
 
-def withdraw(ctx: Context, event: Event, player: Row) -> list[int]:
+def withdraw(ctx: Context, event: Event, player: User) -> list[int]:
     """The director takes a player out: before the start the entry is
     removed, after it the player is marked withdrawn.  The boards of the
     player's games still in play, which the player forfeits."""
-    entry = next((e for e in event.entrants if e["user_id"] == player["id"]), None)
-    if entry is None or entry["withdrawn_at"] is not None:
-        raise TournamentError(f"{player['userid']} is not playing in {event.name}")
-    if event.row["status"] == "open":
-        ctx.store.remove_entrant(event.id, player["id"])
-    elif event.row["status"] == "finished":
+    entry = next((e for e in event.entrants if e.user_id == player.id), None)
+    if entry is None or entry.withdrawn_at is not None:
+        raise TournamentError(f"{player.userid} is not playing in {event.name}")
+    if event.row.status == "open":
+        ctx.store.remove_entrant(event.id, player.id)
+    elif event.row.status == "finished":
         raise TournamentError(f"{event.name} is over")
     else:
-        ctx.store.update_entrant(event.id, player["id"], withdrawn_at=stamp(ctx.now))
-    return [p["board"] for p in _open(event.pairings) if player["id"] in (p["white_id"], p["black_id"])]
+        ctx.store.update_entrant(event.id, player.id, withdrawn_at=stamp(ctx.now))
+    return [p.board for p in _open(event.pairings) if player.id in (p.white_id, p.black_id) and p.board is not None]
 
 
 def check_adjudication(ctx: Context, event: Event, game: Game, named: int | str) -> None:
     """May the director decide this board of the event (``named`` as the
     director wrote it) now?"""
     p = ctx.store.pairing_of_board(game.number)
-    if p is None or p["tournament_id"] != event.id:
+    if p is None or p.tournament_id != event.id:
         raise UnknownBoardError(f"board {named} is not a board of {event.name}")
     if not game.active:
-        raise TournamentError(f"board {game.row['label']} is already finished")
+        raise TournamentError(f"board {game.row.label} is already finished")
 
 
 def pair_now(ctx: Context, event: Event) -> list[Progress]:
     """The director pairs the next round (once the last one is over)."""
-    if event.row["status"] != "running":
-        raise TournamentError(f"{event.name} is {event.row['status']}; only a running event has rounds to pair")
+    if event.row.status != "running":
+        raise TournamentError(f"{event.name} is {event.row.status}; only a running event has rounds to pair")
     waiting = _open(event.pairings)
     if waiting:
-        labels = ", ".join(str(ctx.store.board_label(p["board"])) for p in waiting)
+        labels = ", ".join(str(ctx.store.board_label(p.board)) for p in waiting if p.board is not None)
         raise TournamentError(
             f"the round is not over: {labels} still in play (decide one with \"tournament result\")"
         )
@@ -487,7 +488,7 @@ def start_due(ctx: Context) -> list[Progress | NotStarted]:
     players is left open (its start date cleared, so it is told once)."""
     out: list[Progress | NotStarted] = []
     for row in ctx.store.tournaments_due(ctx.now.date().isoformat()):
-        event = reload(ctx, row["id"])
+        event = reload(ctx, row.id)
         try:
             with ctx.store.atomic():
                 out += start(ctx, event)
@@ -502,14 +503,14 @@ def late_rounds(ctx: Context) -> list[LateRound]:
     reported once."""
     out = []
     for row in ctx.store.tournaments_running("knockout"):
-        if row["reported_round"] == row["round"] or not row["round_started_at"]:
+        if row.reported_round == row.round or not row.round_started_at:
             continue
-        deadline = when(row["round_started_at"]) + DEADLINE_IN_FORFEIT_TIMES * row["forfeit_days"] * DAY
+        deadline = when(row.round_started_at) + DEADLINE_IN_FORFEIT_TIMES * row.forfeit_days * DAY
         if ctx.now < deadline:
             continue
-        event = reload(ctx, row["id"])
-        late = [ctx.store.board(p["board"]) for p in _open(event.pairings) if p["round"] == row["round"]]
-        ctx.store.update_tournament(event.id, reported_round=row["round"])
+        event = reload(ctx, row.id)
+        late = [ctx.store.board(p.board) for p in _open(event.pairings) if p.round == row.round and p.board is not None]
+        ctx.store.update_tournament(event.id, reported_round=row.round)
         if late:
-            out.append(LateRound(event.id, row["round"], deadline, tuple(b for b in late if b is not None)))
+            out.append(LateRound(event.id, row.round, deadline, tuple(b for b in late if b is not None)))
     return out

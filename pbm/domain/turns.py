@@ -26,7 +26,7 @@ from .refusals import (
     StaleMoveError,
 )
 from .results import conclude
-from .store import Row
+from .store.records import User
 from .times import stamp
 from .tournaments import Progress
 
@@ -40,7 +40,7 @@ class QueueNotice:
     move than expected) or ``failed`` (its move is illegal now)."""
 
     kind: str
-    user: Row
+    user: User
     number: int
     context: dict[str, Any]
 
@@ -63,10 +63,10 @@ def require_active(game: Game) -> None:
         raise GameOverError(f"board {game.number} is finished", view_game=game)
 
 
-def require_turn(game: Game, user: Row) -> None:
-    if game.to_move["id"] != user["id"]:
+def require_turn(game: Game, user: User) -> None:
+    if game.to_move.id != user.id:
         raise NotYourTurnError(
-            f"it is not your turn on board {game.number}: {game.to_move['userid']} is to move",
+            f"it is not your turn on board {game.number}: {game.to_move.userid} is to move",
             view_game=game,
         )
 
@@ -84,7 +84,7 @@ def check_number(game: Game, written: WrittenMove) -> None:
 # moves
 
 
-def try_move(ctx: Context, game: Game, user: Row, text: str, turn: Turn) -> None:
+def try_move(ctx: Context, game: Game, user: User, text: str, turn: Turn) -> None:
     """Play ``text`` for ``user``; an illegal move is refused with the board."""
     try:
         play(ctx, game, user, text, turn)
@@ -92,18 +92,18 @@ def try_move(ctx: Context, game: Game, user: Row, text: str, turn: Turn) -> None
         raise IllegalMoveReplyError(str(exc), view_game=game) from None
 
 
-def _notice(game: Game, kind: str, user: Row, **context: Any) -> QueueNotice:
+def _notice(game: Game, kind: str, user: User, **context: Any) -> QueueNotice:
     return QueueNotice(kind, user, game.number, {
-        "number": game.number, "title": get_variant(game.row["game"]).title, **context, "userid": user["userid"],
+        "number": game.number, "title": get_variant(game.row.game).title, **context, "userid": user.userid,
     })
 
 
-def play(ctx: Context, game: Game, user: Row, text: str, turn: Turn, *, auto: bool = False, depth: int = 0) -> None:
+def play(ctx: Context, game: Game, user: User, text: str, turn: Turn, *, auto: bool = False, depth: int = 0) -> None:
     """Play ``text`` for ``user`` (whose turn it is), then any queued answer."""
     store = ctx.store
     board = game.board
     other = game.opponent(user)
-    line = store.queued(game.number, other["id"])
+    line = store.queued(game.number, other.id)
     move = board.parse_move(text)  # TraxError propagates
     follow: list[str] | None = None
     if line:
@@ -116,14 +116,14 @@ def play(ctx: Context, game: Game, user: Row, text: str, turn: Turn, *, auto: bo
             if met:
                 follow = words[2:]
             else:
-                store.set_queued(game.number, other["id"], None)
+                store.set_queued(game.number, other.id, None)
                 turn.notices.append(_notice(game, "cancelled", other, expected=words[1], played=str(move)))
         else:
             follow = words
     board.play(move)
     consent.consent(ctx, game, user, turn.events, moving=True)  # a first move agrees to the game
     _record(ctx, game, user, str(move), auto)
-    turn.events.append({"kind": "move", "player": user["userid"], "move": str(move), "auto": auto, "number": board.ply})
+    turn.events.append({"kind": "move", "player": user.userid, "move": str(move), "auto": auto, "number": board.ply})
     _scored(game, turn)
     outcome = board.outcome()
     if outcome is not None:
@@ -135,7 +135,7 @@ def play(ctx: Context, game: Game, user: Row, text: str, turn: Turn, *, auto: bo
         return
     if follow:
         rest = follow[1:]
-        store.set_queued(game.number, other["id"], ("? " + " ".join(rest)) if rest else None)
+        store.set_queued(game.number, other.id, ("? " + " ".join(rest)) if rest else None)
         if depth > MAX_QUEUE_DEPTH:
             return
         if follow[0] == "resign":
@@ -144,19 +144,17 @@ def play(ctx: Context, game: Game, user: Row, text: str, turn: Turn, *, auto: bo
         try:
             play(ctx, game, other, follow[0], turn, auto=True, depth=depth + 1)
         except TraxError as exc:
-            store.set_queued(game.number, other["id"], None)
+            store.set_queued(game.number, other.id, None)
             turn.notices.append(_notice(game, "failed", other, move=follow[0], reason=str(exc)))
 
 
-def _record(ctx: Context, game: Game, user: Row, move: str, auto: bool) -> None:
+def _record(ctx: Context, game: Game, user: User, move: str, auto: bool) -> None:
     """Store a turn just played on the board (a tile, or a LuckyTrax pass)."""
     store = ctx.store
-    store.record_move(game.number, game.board.ply, move, user["id"], auto, ctx.now)
-    game.row["moves"] = f"{game.row['moves']} {move}" if game.row["moves"] else move
-    turned = {"pending_kind": None, "pending_by": None, "turn_since": stamp(ctx.now), "nags": 0}
-    store.update_board(game.number, moves=game.row["moves"], updated_at=stamp(ctx.now), **turned)
-    game.row.update(turned)
-    store.set_submitted(game.number, user["id"], None)
+    store.record_move(game.number, game.board.ply, move, user.id, auto, ctx.now)
+    game.change(ctx, moves=f"{game.row.moves} {move}" if game.row.moves else move, updated_at=stamp(ctx.now),
+                pending_kind=None, pending_by=None, turn_since=stamp(ctx.now), nags=0)
+    store.set_submitted(game.number, user.id, None)
 
 
 def _scored(game: Game, turn: Turn) -> None:
@@ -165,10 +163,10 @@ def _scored(game: Game, turn: Turn) -> None:
     if not board.variant.scores:
         return
     for s in board.last_scored():
-        turn.events.append({"kind": "scored", "player": game.player(s.colour)["userid"], "colour": s.colour,
+        turn.events.append({"kind": "scored", "player": game.player(s.colour).userid, "colour": s.colour,
                             "what": s.kind, "tiles": s.tiles})
     if board.reset_due:
-        turn.events.append({"kind": "cleared", "next": game.to_move["userid"]})
+        turn.events.append({"kind": "cleared", "next": game.to_move.userid})
 
 
 #: More passes in a row than this (each a tile that fits nowhere) is a bug, not luck.
@@ -189,11 +187,10 @@ def draw_next(ctx: Context, game: Game, turn: Turn) -> None:
         player = game.to_move
         board.play("pass")
         _record(ctx, game, player, "pass", True)
-        turn.events.append({"kind": "pass", "player": player["userid"], "face": face, "number": board.ply})
+        turn.events.append({"kind": "pass", "player": player.userid, "face": face, "number": board.ply})
     else:
         raise AssertionError(f"{MAX_PASSES} passes in a row on board {game.number}")
-    game.row["draws"] = " ".join(map(str, draws))
-    ctx.store.update_board(game.number, draws=game.row["draws"])
+    game.change(ctx, draws=" ".join(map(str, draws)))
 
 
 def trial(game: Game, text: str) -> tuple[Board, str]:
@@ -207,36 +204,36 @@ def trial(game: Game, text: str) -> tuple[Board, str]:
     return board, str(played)
 
 
-def submit(ctx: Context, game: Game, user: Row, move: str) -> None:
+def submit(ctx: Context, game: Game, user: User, move: str) -> None:
     """Keep ``move`` (already tried) to be confirmed."""
-    ctx.store.set_submitted(game.number, user["id"], move, game.board.ply + 1)
+    ctx.store.set_submitted(game.number, user.id, move, game.board.ply + 1)
 
 
-def confirm(ctx: Context, game: Game, user: Row, turn: Turn) -> None:
+def confirm(ctx: Context, game: Game, user: User, turn: Turn) -> None:
     """Play the user's submitted move."""
-    pending = ctx.store.submitted(game.number, user["id"])
+    pending = ctx.store.submitted(game.number, user.id)
     if pending is None:
         raise NothingPendingError(f"you have no submitted move on board {game.number}")
-    if pending["ply"] != game.board.ply + 1:
+    if pending.ply != game.board.ply + 1:
         raise StaleMoveError(
-            f"your submitted move {pending['move']} was for move {pending['ply']}, "
+            f"your submitted move {pending.move} was for move {pending.ply}, "
             f"but the board has moved on", view_game=game,
         )
     require_turn(game, user)
-    try_move(ctx, game, user, pending["move"], turn)
+    try_move(ctx, game, user, pending.move, turn)
 
 
-def queue(ctx: Context, game: Game, user: Row, words: list[str], turn: Turn) -> bool:
+def queue(ctx: Context, game: Game, user: User, words: list[str], turn: Turn) -> bool:
     """A line of moves: on the user's turn the first is played at once and
     the rest wait for the answers they expect; otherwise the whole line
     waits (it can only be checked when its turn comes).  True when a move
     was played."""
-    if game.to_move["id"] == user["id"]:
+    if game.to_move.id == user.id:
         try_move(ctx, game, user, words[0], turn)
         if game.active and len(words) > 1:
-            ctx.store.set_queued(game.number, user["id"], "? " + " ".join(words[1:]))
+            ctx.store.set_queued(game.number, user.id, "? " + " ".join(words[1:]))
         return True
-    ctx.store.set_queued(game.number, user["id"], " ".join(words))
+    ctx.store.set_queued(game.number, user.id, " ".join(words))
     return False
 
 
@@ -244,75 +241,72 @@ def queue(ctx: Context, game: Game, user: Row, words: list[str], turn: Turn) -> 
 # resigning, offers and take-backs
 
 
-def resign(ctx: Context, game: Game, user: Row, turn: Turn) -> None:
+def resign(ctx: Context, game: Game, user: User, turn: Turn) -> None:
     """The user gives up; before both players have moved a game is cancelled
     instead (a tournament game never is)."""
-    if game.board.ply < 2 and not game.row["tournament"]:
+    if game.board.ply < 2 and not game.row.tournament:
         turn.progress += conclude(ctx, game, None, "cancelled")
-        turn.events.append({"kind": "cancelled", "player": user["userid"]})
+        turn.events.append({"kind": "cancelled", "player": user.userid})
         return
     colour = game.colour_of(user)
     assert colour is not None
     turn.progress += conclude(ctx, game, other_colour(colour), "resign")
-    turn.events.append({"kind": "resign", "player": user["userid"]})
+    turn.events.append({"kind": "resign", "player": user.userid})
 
 
-def resign_or_queue(ctx: Context, game: Game, user: Row, turn: Turn) -> bool:
+def resign_or_queue(ctx: Context, game: Game, user: User, turn: Turn) -> bool:
     """Resign now, or, out of turn once both have moved, when the turn
     comes (queued).  True when it was queued."""
-    if game.to_move["id"] != user["id"] and game.board.ply >= 2:
-        ctx.store.set_queued(game.number, user["id"], "resign")
+    if game.to_move.id != user.id and game.board.ply >= 2:
+        ctx.store.set_queued(game.number, user.id, "resign")
         return True
     resign(ctx, game, user, turn)
     return False
 
 
-def propose(ctx: Context, game: Game, user: Row, kind: str, turn: Turn) -> None:
+def propose(ctx: Context, game: Game, user: User, kind: str, turn: Turn) -> None:
     """Offer a draw or ask to take the last move back (``kind`` ``draw`` or
     ``undo``); proposing what the opponent proposed accepts it."""
-    if kind == "undo" and game.row["tournament"]:
-        raise PbmError(f"moves cannot be taken back on a tournament board ({game.row['label']})", view_game=game)
+    if kind == "undo" and game.row.tournament:
+        raise PbmError(f"moves cannot be taken back on a tournament board ({game.row.label})", view_game=game)
     if kind == "undo" and game.board.ply == 0:
         raise NothingPendingError("there is no move to take back yet")
-    if game.row["pending_kind"] == kind and game.row["pending_by"] != user["id"]:
+    if game.row.pending_kind == kind and game.row.pending_by != user.id:
         answer(ctx, game, user, accept=True, turn=turn)
         return
-    ctx.store.update_board(game.number, pending_kind=kind, pending_by=user["id"], updated_at=stamp(ctx.now))
-    game.row.update(pending_kind=kind, pending_by=user["id"])
-    turn.events.append({"kind": "propose-" + kind, "player": user["userid"]})
+    game.change(ctx, pending_kind=kind, pending_by=user.id, updated_at=stamp(ctx.now))
+    turn.events.append({"kind": "propose-" + kind, "player": user.userid})
 
 
-def answer(ctx: Context, game: Game, user: Row, *, accept: bool, turn: Turn) -> None:
+def answer(ctx: Context, game: Game, user: User, *, accept: bool, turn: Turn) -> None:
     """Accept or reject the opponent's pending offer or take-back; with
     nothing pending, the player challenged accepts or declines the game."""
-    kind, by = game.row["pending_kind"], game.row["pending_by"]
-    if (not kind or by == user["id"]) and consent.awaited(game.row) and game.row["challenged_id"] == user["id"]:
+    kind, by = game.row.pending_kind, game.row.pending_by
+    if (not kind or by == user.id) and consent.awaited(game.row) and game.row.challenged_id == user.id:
         if accept:
             consent.consent(ctx, game, user, turn.events, moving=False)
         else:
             turn.progress += consent.decline(ctx, game, user, turn.events)
         return
-    if not kind or by == user["id"]:
+    if not kind or by == user.id:
         raise NothingPendingError(f"there is no proposal from your opponent to answer on board {game.number}")
     store = ctx.store
-    store.update_board(game.number, pending_kind=None, pending_by=None, updated_at=stamp(ctx.now))
-    game.row.update(pending_kind=None, pending_by=None)
+    game.change(ctx, pending_kind=None, pending_by=None, updated_at=stamp(ctx.now))
     if not accept:
-        turn.events.append({"kind": "reject-" + kind, "player": user["userid"]})
+        turn.events.append({"kind": "reject-" + kind, "player": user.userid})
     elif kind == "draw":
         turn.progress += conclude(ctx, game, None, "agreed")
-        turn.events.append({"kind": "accept-draw", "player": user["userid"]})
+        turn.events.append({"kind": "accept-draw", "player": user.userid})
     else:
         board = game.board
         while board.ply and str(board.moves[-1]) == "pass":  # LuckyTrax: the passes since go too
             board.pop()
         taken = board.pop()
         store.delete_moves_from(game.number, board.ply + 1)
-        game.row["moves"] = " ".join(str(m) for m in board.moves)
-        turned: dict[str, Any] = {"moves": game.row["moves"], "turn_since": stamp(ctx.now), "nags": 0}
+        turned: dict[str, Any] = {"moves": " ".join(str(m) for m in board.moves), "turn_since": stamp(ctx.now),
+                                  "nags": 0}
         if board.variant.drawn:  # the turn taken back is played again with the tile drawn for it
             turned["draws"] = " ".join(map(str, luck.draws_of(game.row)[: board.ply + 1]))
-        store.update_board(game.number, **turned)
-        game.row.update(turned)
+        game.change(ctx, **turned)
         store.clear_pending_moves(game.number)
-        turn.events.append({"kind": "accept-undo", "player": user["userid"], "move": str(taken)})
+        turn.events.append({"kind": "accept-undo", "player": user.userid, "move": str(taken)})

@@ -111,9 +111,9 @@ def cmd_failed(args: argparse.Namespace) -> int:
         if not rows:
             print("no failed mail")
         for r in rows:
-            state = f"retried {r['retried_at']}" if r["retried_at"] else "waiting"
-            error = (r["error"].strip().splitlines() or [""])[-1][:100]
-            print(f"{r['id']:>5}  {r['failed_at']}  {r['source']:<4}  {r['size']:>8} bytes  {state}  {error}")
+            state = f"retried {r.retried_at}" if r.retried_at else "waiting"
+            error = (r.error.strip().splitlines() or [""])[-1][:100]
+            print(f"{r.id:>5}  {r.failed_at}  {r.source:<4}  {r.size:>8} bytes  {state}  {error}")
         return 0
     if args.id is None:
         print("pbm: failed retry needs the ID shown by 'pbm failed list'", file=sys.stderr)
@@ -126,7 +126,7 @@ def cmd_failed(args: argparse.Namespace) -> int:
             print(f"pbm: there is no failed mail {args.id}", file=sys.stderr)
             return 1
         try:
-            result = pipeline.handle(row["raw"], now=now)
+            result = pipeline.handle(row.raw, now=now)
         except Exception as exc:
             print(f"pbm: failed mail {args.id} failed again: {type(exc).__name__}: {exc}", file=sys.stderr)
             return 1
@@ -146,28 +146,28 @@ def cmd_user(args: argparse.Namespace) -> int:
             return 1
         if args.action in ("lock", "unlock"):
             with store.atomic():
-                store.set_operator_lock(user["id"], args.action == "lock")
+                store.set_operator_lock(user.id, args.action == "lock")
                 if args.action == "unlock":
-                    store.clear_login_failures(user["id"])
-            user = store.find_user(user["key"])
+                    store.clear_login_failures(user.id)
+            user = store.find_user(user.key)
         assert user is not None
-        print(f"userid:        {user['userid']}{' (deleted ' + user['deleted_at'] + ')' if user['deleted_at'] else ''}")
-        print(f"created:       {user['created_at']}")
-        for a in store.address_rows(user["id"]):
-            print(f"address:       {a['address']}{'' if a['confirmed'] else ' (waiting for confirmation)'}")
-        print(f"signed off:    {'yes' if user['signed_off'] else 'no'}")
-        print(f"locked:        {'by the operator' if user['operator_locked'] else 'no'}")
-        for f in store.login_failures_of(user["id"]):
-            blocked = f", blocked until {f['blocked_until']}" if f["blocked_until"] else ""
-            print(f"wrong passwords: {f['failures']} in a row from {f['sender']}{blocked}")
-        boards = store.boards_of([user["id"]])
-        active = [str(b["number"]) for b in boards if b["status"] == "active"]
+        print(f"userid:        {user.userid}{' (deleted ' + user.deleted_at + ')' if user.deleted_at else ''}")
+        print(f"created:       {user.created_at}")
+        for a in store.address_rows(user.id):
+            print(f"address:       {a.address}{'' if a.confirmed else ' (waiting for confirmation)'}")
+        print(f"signed off:    {'yes' if user.signed_off else 'no'}")
+        print(f"locked:        {'by the operator' if user.operator_locked else 'no'}")
+        for f in store.login_failures_of(user.id):
+            blocked = f", blocked until {f.blocked_until}" if f.blocked_until else ""
+            print(f"wrong passwords: {f.failures} in a row from {f.sender}{blocked}")
+        boards = store.boards_of([user.id])
+        active = [str(b.number) for b in boards if b.status == "active"]
         print(f"boards:        {len(boards)} in all, active: {' '.join(active) or 'none'}")
         for game in VARIANTS:
-            r = store.rating(user["id"], game)
+            r = store.rating(user.id, game)
             if r:
-                print(f"rating {game}: {r['rating']:.0f} after {r['games']} games "
-                      f"({r['wins']} won, {r['losses']} lost, {r['draws']} drawn)")
+                print(f"rating {game}: {r.rating:.0f} after {r.games} games "
+                      f"({r.wins} won, {r.losses} lost, {r.draws} drawn)")
     return 0
 
 
@@ -197,10 +197,10 @@ def cmd_bounces(args: argparse.Namespace) -> int:
     if not rows:
         print("no delivery reports")
     for r in rows:
-        until = r["held_until"]
+        until = r.held_until
         held = f"clock stopped until {until}" if until and when(until) > now else "no clock stopped"
-        print(f"{r['address']}  ({r['userid'] or 'no account'})  {r['reports']} report(s), {r['failed'] or 0} failed; "
-              f"last {r['last_at']} status {r['last_status'] or '-'}; {held}")
+        print(f"{r.address}  ({r.userid or 'no account'})  {r.reports} report(s), {r.failed or 0} failed; "
+              f"last {r.last_at} status {r.last_status or '-'}; {held}")
     return 0
 
 

@@ -43,7 +43,8 @@ from pathlib import Path
 
 from pbm.config import Config, tls_context
 from pbm.domain.seals import Keyring
-from pbm.domain.store import Row, Store, is_busy
+from pbm.domain.store import Store, is_busy
+from pbm.domain.store.records import QueuedReply
 
 from . import metrics
 from .relay import send_message
@@ -80,12 +81,12 @@ class Outbox:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def envelope(self, row: Row) -> tuple[str, bytes]:
+    def envelope(self, row: QueuedReply) -> tuple[str, bytes]:
         """A queued reply as it leaves: its envelope sender (the bounce
         address tagged for it) and its bytes with its secrets written in."""
-        recipient = str(row["recipient"])
-        sender = self.keys.bounce_address(self.config.server.envelope_address, int(row["id"]), recipient)
-        return sender, self.keys.unseal(bytes(row["message"]), recipient)
+        recipient = str(row.recipient)
+        sender = self.keys.bounce_address(self.config.server.envelope_address, int(row.id), recipient)
+        return sender, self.keys.unseal(bytes(row.message), recipient)
 
     @property
     def uses_relay(self) -> bool:
@@ -142,7 +143,7 @@ class Outbox:
         start = 0
         while start < len(rows):
             end = min(start + GROUP, len(rows))
-            while end < len(rows) and rows[end]["message_key"] == rows[end - 1]["message_key"]:
+            while end < len(rows) and rows[end].message_key == rows[end - 1].message_key:
                 end += 1
             results = self._send_group(rows[start:end])
             start = end
@@ -152,19 +153,19 @@ class Outbox:
                 return sent, True
         return sent, False
 
-    def _send_group(self, rows: list[Row]) -> list[tuple[Row, str, str]]:
+    def _send_group(self, rows: list[QueuedReply]) -> list[tuple[QueuedReply, str, str]]:
         """Send a group of replies over up to ``[outbox] connections`` relay
         connections at once: the replies to one address on one connection,
         one after the other, in order; the addresses shared out so that each
         connection gets one list.  (row, outcome, why) for each reply tried;
         after a relay failure a connection tries nothing more of its list."""
-        lanes: dict[str, list[Row]] = {}
+        lanes: dict[str, list[QueuedReply]] = {}
         for row in rows:
-            lanes.setdefault(row["recipient"].lower(), []).append(row)
+            lanes.setdefault(row.recipient.lower(), []).append(row)
         connections = min(self.config.outbox.connections, len(lanes))
         if connections <= 1 or not self.uses_relay:
             return self._send_lane(rows)
-        shares: list[list[Row]] = [[] for _ in range(connections)]
+        shares: list[list[QueuedReply]] = [[] for _ in range(connections)]
         for lane in sorted(lanes.values(), key=len, reverse=True):  # the longest lists first, each to the lightest
             min(shares, key=len).extend(lane)
         if self._pool is None:
@@ -173,7 +174,7 @@ class Outbox:
         first = self._send_lane(shares[0])  # this thread takes a share too, instead of waiting idle
         return first + [result for future in futures for result in future.result()]
 
-    def _send_lane(self, rows: list[Row]) -> list[tuple[Row, str, str]]:
+    def _send_lane(self, rows: list[QueuedReply]) -> list[tuple[QueuedReply, str, str]]:
         out = []
         for row in rows:
             outcome, why = self.send(row)
@@ -182,10 +183,10 @@ class Outbox:
                 break
         return out
 
-    def due(self, limit: int = 200) -> list[Row]:
+    def due(self, limit: int = 200) -> list[QueuedReply]:
         rows = self.store.unsent_replies(limit, due=self.clock(), from_id=self._from_id)
         if rows:
-            self._from_id = rows[0]["id"]
+            self._from_id = rows[0].id
         return rows
 
     def send(self, row) -> tuple[str, str]:
@@ -201,13 +202,13 @@ class Outbox:
         try:
             smtp = self._lease()
             try:
-                send_message(smtp, sender, row["recipient"], message)
+                send_message(smtp, sender, row.recipient, message)
             except smtplib.SMTPServerDisconnected:
                 # the relay closed an idle connection: one fresh try
                 self._discard(smtp)
                 smtp = None
                 smtp = self._connect()
-                send_message(smtp, sender, row["recipient"], message)
+                send_message(smtp, sender, row.recipient, message)
             self._give_back(smtp)
             return "sent", ""
         except (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError) as exc:
@@ -221,7 +222,7 @@ class Outbox:
             self._discard(smtp)
             return "failed", f"{type(exc).__name__}: {exc}"
 
-    def settle(self, results: list[tuple[Row, str, str]]) -> None:
+    def settle(self, results: list[tuple[QueuedReply, str, str]]) -> None:
         """Record what became of replies, (row, outcome, why) each, in one
         transaction.  A reply sent must be marked sent, or it would go out
         again: while the pipeline keeps the database busy, this waits and
@@ -233,26 +234,26 @@ class Outbox:
             except sqlite3.OperationalError as exc:
                 if not is_busy(exc):
                     raise
-                log.warning("database busy while marking reply %s; trying again", results[0][0]["id"])
+                log.warning("database busy while marking reply %s; trying again", results[0][0].id)
                 time.sleep(0.05)
         self._settle(results)
 
-    def _settle(self, results: list[tuple[Row, str, str]]) -> None:
+    def _settle(self, results: list[tuple[QueuedReply, str, str]]) -> None:
         failures = [why for _, outcome, why in results if outcome == "failed"]
         with self.store.atomic():
             now = self.clock()
             for row, outcome, why in results:
                 if outcome == "sent":
-                    self.store.mark_sent(row["id"], now)
+                    self.store.mark_sent(row.id, now)
                 elif outcome == "refused":
-                    log.error("relay refused the reply %s to %s for good: %s", row["id"], row["recipient"], why)
-                    self.store.mark_refused(row["id"], why, now)
+                    log.error("relay refused the reply %s to %s for good: %s", row.id, row.recipient, why)
+                    self.store.mark_refused(row.id, why, now)
             if failures:
                 retry = now + timedelta(seconds=self.delay)
                 self.store.postpone_unsent(failures[0], retry)
                 log.warning("relay failed (%s); retrying in %.1f s", failures[0], self.delay)
         for row, outcome, _ in results:  # counted once committed
-            metrics.reply_settled(outcome, row.get("created_at"), now)
+            metrics.reply_settled(outcome, row.created_at, now)
         if failures:
             self.delay = min(self.delay * 2, self.config.outbox.retry_max_seconds)
         else:

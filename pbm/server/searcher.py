@@ -41,7 +41,8 @@ from pbm.domain.computer import Answer, Job
 from pbm.domain.context import Context
 from pbm.domain.passwords import VerifiedPasswords
 from pbm.domain.positions import Positions
-from pbm.domain.store import Row, Store, is_busy
+from pbm.domain.store import Store, is_busy
+from pbm.domain.store.records import PlayerJob
 
 log = logging.getLogger("pbm.computer")
 
@@ -189,42 +190,42 @@ class Searcher:
         with store.atomic():
             for _ in range(4):  # read again when closing jobs made way for others
                 rows = store.open_computer_jobs(READ_LIMIT, besides=besides, per_player=PER_PLAYER)
-                queues: dict[int, deque[Row]] = {}
+                queues: dict[int, deque[PlayerJob]] = {}
                 for row in rows:
-                    queues.setdefault(row["player"], deque()).append(row)
+                    queues.setdefault(row.player, deque()).append(row)
                 closed = False
                 while len(taken.searches) < room:
                     ready = [p for p, q in queues.items() if q and held[p] < PER_PLAYER]
                     if not ready:
                         break
-                    player = min(ready, key=lambda p: (self._served.get(p, -1), queues[p][0]["id"]))
+                    player = min(ready, key=lambda p: (self._served.get(p, -1), queues[p][0].id))
                     row = queues[player].popleft()
-                    besides += (row["id"],)
+                    besides += (row.id,)
                     job = computer.job_for(self._context(), row)  # a context per job: counted apart
                     if job is None:
-                        store.finish_computer_job(row["id"], "stale", ctx.now)
+                        store.finish_computer_job(row.id, "stale", ctx.now)
                         closed = True
-                    elif row["attempts"] > MAX_ATTEMPTS:
-                        log.error("computer job %s on board %s: its fallback failed too; given up", row["id"],
-                                  row["board"])
-                        store.finish_computer_job(row["id"], "given up", ctx.now)
+                    elif row.attempts > MAX_ATTEMPTS:
+                        log.error("computer job %s on board %s: its fallback failed too; given up", row.id,
+                                  row.board)
+                        store.finish_computer_job(row.id, "given up", ctx.now)
                         closed = True
-                    elif row["attempts"] == MAX_ATTEMPTS:
-                        store.start_computer_job(row["id"], ctx.now)  # counted: a failed fallback is given up
+                    elif row.attempts == MAX_ATTEMPTS:
+                        store.start_computer_job(row.id, ctx.now)  # counted: a failed fallback is given up
                         try:
                             answer = fallback(job)
                         except Exception:
-                            log.exception("computer job %s on board %s: no fallback either; given up", row["id"],
-                                          row["board"])
-                            store.finish_computer_job(row["id"], "given up", ctx.now)
+                            log.exception("computer job %s on board %s: no fallback either; given up", row.id,
+                                          row.board)
+                            store.finish_computer_job(row.id, "given up", ctx.now)
                             closed = True
                             continue
                         log.error("computer job %s on board %s failed %d times; answered at once instead (%s)",
-                                  row["id"], row["board"], row["attempts"],
+                                  row.id, row.board, row.attempts,
                                   answer.move or ("yes" if answer.accept else "no"))
                         taken.fallbacks.append((job, answer))
                     else:
-                        store.start_computer_job(row["id"], ctx.now)
+                        store.start_computer_job(row.id, ctx.now)
                         taken.searches.append(job)
                         held[player] += 1
                         self._taken += 1

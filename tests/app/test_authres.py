@@ -78,4 +78,4 @@ def test_a_verdict_of_a_server_we_do_not_trust_binds_nothing(mail: Mailbox):
            "Message-ID: <forged-verdict@example.org>\r\n\r\n").encode()
     (welcome,) = mail.deliver(raw)  # the test server trusts mx.pbm.test, not mx.club.example
     assert "One step is left: confirm that alice@example.org is yours" in flat(welcome)
-    assert mail.pipeline.store.confirmed_addresses(mail.pipeline.store.find_user("alice")["id"]) == []
+    assert mail.pipeline.store.confirmed_addresses(mail.pipeline.store.find_user("alice").id) == []

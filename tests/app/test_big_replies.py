@@ -26,7 +26,7 @@ def loose(tmp_path):
 
 def many_boards(mail: Mailbox, count: int) -> None:
     store = mail.pipeline.store
-    alice, bob = store.find_user("alice")["id"], store.find_user("bob")["id"]
+    alice, bob = store.find_user("alice").id, store.find_user("bob").id
     with store.atomic():  # boards made directly: only their number matters here
         for _ in range(count):
             store.create_board(game="trax", white_id=alice, black_id=bob, nag_days=7, forfeit_days=21,

@@ -29,7 +29,7 @@ def started(mail: Mailbox):
 
 def held(mail: Mailbox, user: str = "bob"):
     store = mail.pipeline.store
-    return store.hold_of(store.find_user(user)["id"], mail.clock.now)
+    return store.hold_of(store.find_user(user).id, mail.clock.now)
 
 
 def test_our_mail_goes_out_with_a_bounce_address_of_its_own(players):
@@ -56,10 +56,10 @@ def test_a_bounce_is_probed_then_holds_the_clock_for_a_while(players):
     assert "bob's clock is stopped on board 101" in flat(told[0])
     assert "5.1.1" not in flat(told[0]) and "Recipient address rejected" not in flat(told[0])  # our words only
     hold = held(mail)
-    assert hold is not None and hold["ends_at"] == "2026-03-08T13:35:00+00:00"  # seven days at most
+    assert hold is not None and hold.ends_at == "2026-03-08T13:35:00+00:00"  # seven days at most
     # days go by: no reminder, no forfeit, while bob's mail bounces
     assert not run_tick(mail.pipeline, mail.clock.now + timedelta(days=5))
-    assert mail.pipeline.store.board(101)["status"] == "active"
+    assert mail.pipeline.store.board(101).status == "active"
     (shown,) = mail.send(C, "trax show 101")
     assert "Mail to bob bounces, so their clock is stopped until 2026-03-08 13:35 UTC at the latest" in flat(shown)
     # the hold ends by itself: then reminders, then the forfeit
@@ -69,7 +69,7 @@ def test_a_bounce_is_probed_then_holds_the_clock_for_a_while(players):
     assert [str(m["Subject"]) for m in run_tick(mail.pipeline, mail.clock.now)] == ["Nag: Trax Board 101 bob"]
     mail.clock.now += timedelta(days=2)
     run_tick(mail.pipeline, mail.clock.now)
-    assert mail.pipeline.store.board(101)["reason"] == "forfeit"
+    assert mail.pipeline.store.board(101).reason == "forfeit"
 
 
 def test_a_hold_ends_when_the_player_proves_he_reads_his_mail(players):

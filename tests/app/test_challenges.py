@@ -33,7 +33,7 @@ def test_either_players_password_makes_the_board(players):
     assert replies[0]["Subject"] == "New Trax Board 101 alice"
     assert sorted(to_of(r) for r in replies) == ["alice@example.org", "bob@example.org", "carol@example.org"]
     players.send("alice@example.org", "trax challenge alice bob apple")
-    assert [b["number"] for b in boards(players)] == [101, 102]
+    assert [b.number for b in boards(players)] == [101, 102]
 
 
 def test_a_wrong_password_makes_nothing_and_quotes_nothing(players):
@@ -61,7 +61,7 @@ def test_one_mail_of_a_hundred_challenges_from_a_stranger_changes_no_rating(play
     players.send("stranger@nowhere.test", "multiple", body)
     run_tick(players.pipeline, players.clock.now + timedelta(days=2))
     assert boards(players) == []
-    assert players.pipeline.store.rating(players.pipeline.store.find_user("alice")["id"], "trax") is None
+    assert players.pipeline.store.rating(players.pipeline.store.find_user("alice").id, "trax") is None
 
 
 def test_invitations_to_a_player_are_capped_per_day(players):

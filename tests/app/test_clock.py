@@ -89,11 +89,11 @@ def test_a_forfeit_at_twenty_one_days_is_a_rated_loss_told_to_everyone(game):
     assert "Game won by alice (by forfeit)." in body
     assert "Rating changes: alice 1600 -> 1800 (+200), bob 1600 -> 1400 (-200)." in body
     row = board_row(game)
-    assert (row["status"], row["winner"], row["reason"]) == ("finished", "white", "forfeit")
+    assert (row.status, row.winner, row.reason) == ("finished", "white", "forfeit")
     store = game.pipeline.store
     alice, bob = store.find_user("alice"), store.find_user("bob")
-    assert store.rating(alice["id"], "trax")["rating"] == 1800
-    assert store.rating(bob["id"], "trax")["losses"] == 1
+    assert store.rating(alice.id, "trax").rating == 1800
+    assert store.rating(bob.id, "trax").losses == 1
     # finished boards have no clock
     assert at(game, moved, days=40) == []
 
@@ -105,7 +105,7 @@ def test_an_unrated_game_lost_on_time_leaves_the_ratings_alone(players):
     mails = at(players, start, days=22)
     assert "Game won by bob (by forfeit)." in flat(mails[0])
     assert "Rating changes" not in flat(mails[0])
-    assert players.pipeline.store.rating(players.pipeline.store.find_user("bob")["id"], "trax") is None
+    assert players.pipeline.store.rating(players.pipeline.store.find_user("bob").id, "trax") is None
 
 
 def test_the_board_mail_shows_the_clock_block(game):
@@ -164,7 +164,7 @@ def test_a_draw_offer_left_unanswered_is_accepted_at_forfeit_time(game):
     assert "Game drawn by agreement." in body
     assert "Rating changes: alice 1600 -> 1600 (+0), bob 1600 -> 1600 (+0)." in body
     row = board_row(game)
-    assert (row["winner"], row["reason"]) == (None, "agreed")
+    assert (row.winner, row.reason) == (None, "agreed")
 
 
 def test_the_late_players_own_draw_offer_does_not_save_them(game):
@@ -180,14 +180,14 @@ def test_tournament_boards_default_to_one_day_and_seven_days(game):
     alice, bob = store.find_user("alice"), store.find_user("bob")
     number = new_board(ctx, "trax", bob, alice, tournament="ETC26")
     row = store.board(number)
-    assert (row["nag_days"], row["forfeit_days"], row["tournament"]) == (1, 7, "ETC26")
-    assert (board_row(game)["nag_days"], board_row(game)["forfeit_days"]) == (7, 21)
+    assert (row.nag_days, row.forfeit_days, row.tournament) == (1, 7, "ETC26")
+    assert (board_row(game).nag_days, board_row(game).forfeit_days) == (7, 21)
     start = game.clock.now
     assert [m["Subject"] for m in at(game, start, days=1)] == [f"Nag: Trax Board {number} bob"]
     assert [m["Subject"] for m in at(game, start, days=2)] == [f"Nag: Trax Board {number} bob"]
     mails = at(game, start, days=7)
     assert {m["Subject"] for m in mails} == {f"Trax Board {number}", "Nag: Trax Board 101 alice"}
-    assert load_game(ctx, number).row["reason"] == "forfeit"
+    assert load_game(ctx, number).row.reason == "forfeit"
 
 
 def test_a_vacation_pauses_the_clock_and_the_opponents_are_told(game):

@@ -42,14 +42,14 @@ def run_jobs(mail: Mailbox, budget: float | None = 0.2) -> list:
             store.finish_computer_job(row["id"], "stale", mail.clock.now)
             continue
         answer = search(job, budget)
-        result = mail.pipeline.computer_turn(row["id"], answer, now=mail.clock.now)
+        result = mail.pipeline.computer_turn(row.id, answer, now=mail.clock.now)
         out += [BytesParser(policy=policy.default).parsebytes(bytes(m)) for m in result.replies]
     return out
 
 
 def board(mail: Mailbox, number: int = 101) -> Board:
     row = mail.pipeline.store.board(number)
-    return Board.replay(row["moves"].split(), row["game"], ending=row["ending"], points=row["points"])
+    return Board.replay(row.moves.split(), row.game, ending=row.ending, points=row.points)
 
 
 def test_a_challenge_to_the_computer_queues_its_first_move_when_it_starts(vs):
@@ -57,9 +57,9 @@ def test_a_challenge_to_the_computer_queues_its_first_move_when_it_starts(vs):
     assert not is_error(replies[0]), text_of(replies[0])
     assert [to_of(m) for m in replies] == [A]  # the computer has no address: only alice hears
     row = vs.pipeline.store.board(101)
-    assert row["level"] == 2
+    assert row.level == 2
     jobs = open_jobs(vs)
-    assert [(j["board"], j["ply"], j["pending"]) for j in jobs] == [(101, 0, "")]
+    assert [(j.board, j.ply, j.pending) for j in jobs] == [(101, 0, "")]
     mails = run_jobs(vs)
     assert board(vs).ply == 1
     assert [to_of(m) for m in mails] == [A]
@@ -83,11 +83,11 @@ def test_a_whole_minitrax_game_against_level_two(vs):
         mails = run_jobs(vs)
         assert mails and "computer played" in text_of(mails[0])
     row = vs.pipeline.store.board(101)
-    assert row["status"] == "finished"
+    assert row.status == "finished"
     # rated apart: no rating between people, a rating against the computer
-    assert vs.pipeline.store.rating(vs.pipeline.store.find_user("alice")["id"], "minitrax") is None
-    (rated,) = vs.pipeline.store.computer_ratings_of(vs.pipeline.store.find_user("alice")["id"])
-    assert rated["games"] == 1 and rated["wins"] + rated["draws"] + rated["losses"] == 1
+    assert vs.pipeline.store.rating(vs.pipeline.store.find_user("alice").id, "minitrax") is None
+    (rated,) = vs.pipeline.store.computer_ratings_of(vs.pipeline.store.find_user("alice").id)
+    assert rated.games == 1 and rated.wins + rated.draws + rated.losses == 1
 
 
 def test_level_two_takes_a_win_in_one(vs):
@@ -100,7 +100,7 @@ def test_level_two_takes_a_win_in_one(vs):
         else:
             row = open_jobs(vs)[0]
             ctx = vs.pipeline.context(vs.clock.now)
-            vs.pipeline.computer_turn(row["id"], computer.Answer(move=move), now=vs.clock.now)
+            vs.pipeline.computer_turn(row.id, computer.Answer(move=move), now=vs.clock.now)
             assert computer.job_for(ctx, row) is None  # played: the job no longer fits the board
     # alice now plays a quiet move instead of the winning A2+, and the computer...
     b = board(vs)
@@ -141,33 +141,33 @@ def test_a_take_back_is_granted_by_the_teaching_levels_only(vs, level, accepts):
     assert board(vs).ply == 2
     vs.send(A, "trax move 101 alice apple undo")
     jobs = open_jobs(vs)
-    assert [(j["ply"], j["pending"]) for j in jobs] == [(2, "undo")]
+    assert [(j.ply, j.pending) for j in jobs] == [(2, "undo")]
     mails = run_jobs(vs)
     assert ("agreed to take back" in text_of(mails[0])) is accepts
     assert board(vs).ply == (1 if accepts else 2)
     if accepts:  # alice's move again: the computer waits; after her move it is asked again
         vs.send(A, "trax move 101 alice apple B1+")
-        assert [(j["ply"], j["pending"]) for j in open_jobs(vs)] == [(1, "")] or board(vs).ply == 1
+        assert [(j.ply, j.pending) for j in open_jobs(vs)] == [(1, "")] or board(vs).ply == 1
 
 
 def test_a_draw_offer_is_answered_and_a_job_for_a_finished_board_is_dropped(vs):
     vs.send(A, "trax challenge alice computer apple -level=4")
     vs.send(A, "trax move 101 alice apple @0+")
     vs.send(A, "trax move 101 alice apple propose")
-    pending = [j for j in open_jobs(vs) if j["pending"] == "draw"]
+    pending = [j for j in open_jobs(vs) if j.pending == "draw"]
     assert len(pending) == 1
     vs.send(A, "trax move 101 alice apple resign")
     assert run_jobs(vs) == []  # both jobs were for a board that is over
     assert open_jobs(vs) == []
-    outcomes = [j["outcome"] for j in vs.pipeline.store.computer_jobs_of(101)]
+    outcomes = [j.outcome for j in vs.pipeline.store.computer_jobs_of(101)]
     assert outcomes == ["game over", "game over"]  # closed when the game ended
 
 
 def test_an_answer_that_comes_twice_is_played_once(vs):
     vs.send(A, "trax challenge computer alice apple -level=1")
     (row,) = open_jobs(vs)
-    first = vs.pipeline.computer_turn(row["id"], computer.Answer(move="@0+"), now=vs.clock.now)
-    again = vs.pipeline.computer_turn(row["id"], computer.Answer(move="@0/"), now=vs.clock.now)
+    first = vs.pipeline.computer_turn(row.id, computer.Answer(move="@0+"), now=vs.clock.now)
+    again = vs.pipeline.computer_turn(row.id, computer.Answer(move="@0/"), now=vs.clock.now)
     assert first.status == "handled" and again.status == "duplicate"
     assert board(vs).ply == 1 and str(board(vs).moves[0]) == "@0+"
 
@@ -213,7 +213,7 @@ def test_the_computer_is_unrated_when_the_server_says_so(tmp_path, clock):
         mail.send(A, "signup alice apple")
         computer.ensure_account(store, config, clock.now)
         mail.send(A, "trax challenge alice computer apple")
-        assert store.board(101)["rated"] == 0 and store.board(101)["level"] == config.computer.default_level
+        assert store.board(101).rated == 0 and store.board(101).level == config.computer.default_level
     finally:
         store.close()
 
@@ -258,11 +258,11 @@ def test_a_director_can_enter_the_computer_and_no_one_else(vs):
     vs.send(A, "trax tournament start AUTUMN alice apple")
     store = vs.pipeline.store
     machine = store.find_user("computer")
-    boards = [b for b in store.boards_of([machine["id"]]) if b["tournament"]]
+    boards = [b for b in store.boards_of([machine.id]) if b.tournament]
     assert len(boards) == 2  # a round robin of three: it plays both others
     # where it moves first, a job waits for it; its games are rated apart when they end
-    firsts = [b["number"] for b in boards if b["white_id"] == machine["id"]]
-    assert {j["board"] for j in open_jobs(vs)} == set(firsts)
+    firsts = [b.number for b in boards if b.white_id == machine.id]
+    assert {j.board for j in open_jobs(vs)} == set(firsts)
 
 
 @pytest.mark.parametrize("level", [2, 4])
@@ -273,7 +273,7 @@ def test_a_draw_offered_on_the_players_own_turn_is_judged_from_the_computers_sid
     vs.send(A, f"trax challenge computer alice apple -level={level}")
     run_jobs(vs, budget=0.05)
     vs.send(A, "trax move 101 alice apple propose")  # alice's turn: she offers instead of moving
-    (row,) = [j for j in open_jobs(vs) if j["pending"] == "draw"]
+    (row,) = [j for j in open_jobs(vs) if j.pending == "draw"]
     job = computer.job_for(vs.pipeline.context(vs.clock.now), row)
     assert job is not None and not job.computer_to_move
     request = ThinkRequest(game_type="trax", moves=job.moves, level=level, budget=0.1)
@@ -289,7 +289,7 @@ def test_a_draw_offered_on_the_players_own_turn_is_judged_from_the_computers_sid
 
 
 def active_against_computer(mail: Mailbox, userid: str) -> int:
-    return mail.pipeline.store.computer_games_of(mail.pipeline.store.find_user(userid)["id"])
+    return mail.pipeline.store.computer_games_of(mail.pipeline.store.find_user(userid).id)
 
 
 def test_a_sixth_game_at_once_against_the_computer_is_refused(vs):
@@ -341,6 +341,6 @@ def test_no_cap_on_games_against_the_computer_when_the_server_says_so(tmp_path, 
         for _ in range(7):
             (reply,) = mail.send(A, "trax challenge alice computer apple")
             assert not is_error(reply), text_of(reply)
-        assert store.computer_games_of(store.find_user("alice")["id"]) == 7
+        assert store.computer_games_of(store.find_user("alice").id) == 7
     finally:
         store.close()

@@ -297,7 +297,7 @@ def test_the_same_mail_twice_is_handled_once(players, store):
     second = players.deliver(bytes(msg))
     assert first and second == []
     assert players.result.status == "duplicate"
-    assert store.board(101)["moves"] == "@0/"
+    assert store.board(101).moves == "@0/"
 
 
 @pytest.mark.parametrize(
@@ -354,7 +354,7 @@ def test_an_encoded_subject_with_a_reply_prefix_and_an_old_notation_move(players
     players.send("alice@example.org", "trax challenge alice bob apple")
     replies = players.send("alice@example.org", "=?utf-8?q?Re=3A_trax_move_101_alice_apple_A1C?=")
     assert replies[0]["Subject"] == "Trax Board 101 bob"
-    assert store.board(101)["moves"] == "@0/"
+    assert store.board(101).moves == "@0/"
 
 
 def test_an_html_only_mail_is_read_as_text(players):

@@ -45,7 +45,7 @@ def load(name: str) -> bytes:
 
 def moves(board: int = 101) -> Callable[[Store], list[str]]:
     def get(store: Store) -> list[str]:
-        return [row["move"] for row in store.moves_of(board)]
+        return [row.move for row in store.moves_of(board)]
     return get
 
 
@@ -308,7 +308,7 @@ def _passwords_in(raw: bytes) -> set[str]:
 
 
 def _registered(store: Store) -> set[str]:
-    return {a.lower() for user in store.all_users() for a in store.addresses_of(user["id"])}
+    return {a.lower() for user in store.all_users() for a in store.addresses_of(user.id)}
 
 
 @pytest.mark.parametrize("name", CORPUS)

@@ -52,7 +52,7 @@ def received(mail: Mailbox, message: Message) -> EmailMessage:
 
 
 def moves_of(mail: Mailbox, number: int = 101) -> list[str]:
-    return mail.pipeline.store.board(number)["moves"].split()
+    return mail.pipeline.store.board(number).moves.split()
 
 
 def mine(replies: list[EmailMessage], address: str) -> EmailMessage:

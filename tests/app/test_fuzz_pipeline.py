@@ -91,9 +91,9 @@ class Server:
     def state(self) -> tuple[object, ...]:
         """What a mail could change of the games and accounts."""
         store = self.store
-        users = [(u["id"], u["signed_off"], u["password_hash"], u["failed_logins"], u["locked_until"],
-                  tuple(store.addresses_of(u["id"]))) for u in store.all_users()]
-        boards = [(b["number"], b["moves"], b["status"], b["pending_kind"]) for b in store.boards_of_game("trax")]
+        users = [(u.id, u.signed_off, u.password_hash, tuple(store.login_failures_of(u.id)),
+                  tuple(store.addresses_of(u.id))) for u in store.all_users()]
+        boards = [(b.number, b.moves, b.status, b.pending_kind) for b in store.boards_of_game("trax")]
         return tuple(users), tuple(boards), store.stats()["tournaments_running"]
 
     def reads_no_command(self, raw: bytes) -> bool:
@@ -104,7 +104,7 @@ class Server:
         return all(isinstance(item, CommandError) for item in commands)
 
     def registered(self) -> set[str]:
-        return {a.lower() for u in self.store.all_users() for a in self.store.addresses_of(u["id"])}
+        return {a.lower() for u in self.store.all_users() for a in self.store.addresses_of(u.id)}
 
     def check_replies(self, result: Result) -> None:
         allowed = self.registered() | {(result.sender or "").lower()}

@@ -86,15 +86,15 @@ def check_reply(data: bytes) -> str:
 def attempt(mail, raw: bytes) -> set[str]:
     """Deliver ``raw``; check every reply and every new outbox row; the recipients."""
     store = mail.pipeline.store
-    before = max((row["id"] for row in store.unsent_replies(100_000)), default=0)
+    before = max((row.id for row in store.unsent_replies(100_000)), default=0)
     result = mail.pipeline.handle(raw, now=mail.clock.now)
     mail.clock.advance(minutes=5)
     from_result = [check_reply(wire_bytes(m)) for m in result.replies]
-    rows = [row for row in store.unsent_replies(100_000) if row["id"] > before]
+    rows = [row for row in store.unsent_replies(100_000) if row.id > before]
     from_rows = []
     for row in rows:
-        to = check_reply(bytes(row["message"]))
-        assert row["recipient"] == to
+        to = check_reply(bytes(row.message))
+        assert row.recipient == to
         from_rows.append(to)
     assert sorted(from_result) == sorted(from_rows)
     return set(from_rows)
@@ -181,7 +181,7 @@ def test_relayed_bodies_add_no_header_and_no_recipient(game, subject, expected):
 
 def test_a_move_comment_adds_no_header(game):
     assert attempt(game, raw_mail(b"trax move 101 alice apple @0+", EVIL_BODY)) == {A, B}
-    assert [row["move"] for row in game.pipeline.store.moves_of(101)] == ["@0+"]
+    assert [row.move for row in game.pipeline.store.moves_of(101)] == ["@0+"]
 
 
 def test_a_tournament_announcement_adds_no_header_and_no_recipient(game):

@@ -172,7 +172,7 @@ def test_a_reply_by_an_html_only_mail_client_plays_the_move(players):
                       f'<div class="quote"><div>On Sun, 1 Mar 2026 at 12:00, Trax PBM wrote:</div>'
                       f"<blockquote>{quoted}</blockquote></div></body></html>", subtype="html")
     replies = mail.deliver(bytes(reply))
-    assert mail.pipeline.store.board(101)["moves"].split() == ["@0+"], [text_of(r) for r in replies]
+    assert mail.pipeline.store.board(101).moves.split() == ["@0+"], [text_of(r) for r in replies]
     (to_bob,) = [m for m in replies if str(m["To"]) == "bob@example.org"]
     comment = text_of(to_bob).split("alice writes:\n")[1].split("\n\n")[0]
     assert comment.split("\n")[1:-1] == ["Good luck!"]  # between the rules of stars: no quote, no attribution

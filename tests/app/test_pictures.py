@@ -167,7 +167,7 @@ def test_a_player_can_turn_pictures_off_and_on(players):
 def test_a_wrong_password_changes_no_setting(players):
     (refused,) = players.send("mallory@example.org", "set alice wrong pictures off")
     assert refused["Subject"] == "Trax error"
-    assert players.pipeline.store.find_user("alice")["pictures"] == 1
+    assert players.pipeline.store.find_user("alice").pictures == 1
 
 
 def test_the_operator_can_turn_pictures_off(tmp_path):

@@ -42,7 +42,7 @@ def reply(mail: Mailbox, original, sender: str, first_lines: str, **kw):
 
 
 def moves_of(mail: Mailbox, number: int = 101) -> list[str]:
-    return mail.pipeline.store.board(number)["moves"].split()
+    return mail.pipeline.store.board(number).moves.split()
 
 
 def test_a_whole_game_played_by_pressing_reply(players):
@@ -60,7 +60,7 @@ def test_a_whole_game_played_by_pressing_reply(players):
             assert "alice writes:" in text_of(replies[0]) and "Move 3, as I see it." in text_of(replies[0])
             assert "Alice" not in text_of(replies[0]).split("alice writes:")[1].split("****")[2]  # no signature
             assert "wrote:" not in text_of(replies[0])  # nor the quote
-    assert mail.pipeline.store.board(101)["status"] == "finished"
+    assert mail.pipeline.store.board(101).status == "finished"
     assert "Game won by alice (white loop)." in text_of(latest[A])
     # each board mail named its token only in its own Message-ID
     for msg in new:
@@ -180,9 +180,9 @@ def test_tokens_are_unguessable_and_bound_to_a_player(players):
     ids = {to_of(m): str(m["Message-ID"])[3:].partition("@")[0] for m in new}
     assert ids[A] != ids[B]
     rows = {r["user_id"]: r for r in store.db.query("SELECT * FROM reply_tokens")}
-    alice, bob = store.find_user("alice")["id"], store.find_user("bob")["id"]
+    alice, bob = store.find_user("alice").id, store.find_user("bob").id
     ctx = mail.pipeline.context(mail.clock.now)
-    assert lookup(ctx, ids[A])["user_id"] == alice and lookup(ctx, ids[B])["user_id"] == bob
+    assert lookup(ctx, ids[A]).user_id == alice and lookup(ctx, ids[B]).user_id == bob
     assert set(rows) == {alice, bob}
     # the secret is what counts: the right number with another secret is no token
     number, _, secret = ids[A].partition("-")

@@ -69,7 +69,7 @@ def test_sent_mail_keeps_no_bytes_and_is_purged_after_a_week(players: Mailbox):
     mail = players
     mail.send(A, "help")
     store = mail.pipeline.store
-    ids = [r["id"] for r in store.unsent_replies()]
+    ids = [r.id for r in store.unsent_replies()]
     with store.atomic():
         for reply_id in ids:
             store.mark_sent(reply_id, mail.clock.now)

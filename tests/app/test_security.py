@@ -61,26 +61,26 @@ def test_wrong_passwords_block_their_sender_not_the_owner_and_the_owner_is_told(
     assert [to_of(r) for r in replies] == ["mallory@evil.test"]
     assert "no password for alice is checked from it until 2026-03-01 12:45 UTC" in flat(replies[0])
     assert "password reset" in flat(replies[0])
-    assert not players.pipeline.store.find_user("alice")["signed_off"]
+    assert not players.pipeline.store.find_user("alice").signed_off
     # the owner, from her own address, is not held up at all
     assert not is_error(players.send("alice@example.org", "trax limit alice apple 5")[0])
     # after the block, the right password from that address works and ends its count
     players.clock.now = players.clock.now.replace(hour=12, minute=45)
     assert not is_error(players.send("mallory@evil.test", "trax limit alice apple 6")[0])
-    assert players.pipeline.store.login_failures_of(players.pipeline.store.find_user("alice")["id"]) == []
+    assert players.pipeline.store.login_failures_of(players.pipeline.store.find_user("alice").id) == []
 
 
 def test_every_wrong_password_after_a_block_doubles_the_next_and_the_owner_is_told_once_a_day(players):
     for i in range(5):
         players.send("mallory@evil.test", f"signoff alice guess{i}")
     store = players.pipeline.store
-    alice = store.find_user("alice")["id"]
-    first = store.login_failures("mallory@evil.test", alice)["blocked_until"]
+    alice = store.find_user("alice").id
+    first = store.login_failures("mallory@evil.test", alice).blocked_until
     players.clock.now = players.clock.now + timedelta(minutes=16)
     sixth = players.clock.now
     replies = players.send("mallory@evil.test", "signoff alice guess6")
     assert [to_of(r) for r in replies] == ["mallory@evil.test"]  # told once a day at most
-    second = store.login_failures("mallory@evil.test", alice)["blocked_until"]
+    second = store.login_failures("mallory@evil.test", alice).blocked_until
     assert when(second) - sixth == timedelta(minutes=30)
     assert when(first) < when(second)
 
@@ -99,7 +99,7 @@ def test_a_stranger_guessing_for_days_neither_locks_out_nor_forfeits_the_owner(p
         assert not is_error(reply[0])
     replies = players.send("bob@example.org", "trax move 101 bob banana B1+")
     assert replies[0]["Subject"] == "Trax Board 101 alice"
-    assert players.pipeline.store.board(101)["status"] == "active"
+    assert players.pipeline.store.board(101).status == "active"
 
 
 def test_too_many_wrong_passwords_from_one_sender_for_anyone_stop_its_checks_for_the_day(players):
@@ -110,7 +110,7 @@ def test_too_many_wrong_passwords_from_one_sender_for_anyone_stop_its_checks_for
         players.send("mallory@evil.test", f"trax limit {['bob', 'carol', 'dave', 'erin'][i % 4]} guess{i} 5")
     replies = players.send("mallory@evil.test", "signoff alice apple")
     assert "checked from it until 2026-03-02 00:00 UTC" in flat(replies[0])
-    assert not store.find_user("alice")["signed_off"]
+    assert not store.find_user("alice").signed_off
     assert not is_error(players.send("alice@example.org", "trax limit alice apple 5")[0])
 
 
@@ -128,22 +128,22 @@ def test_guessed_userids_from_a_players_address_cost_nothing_and_block_nothing(p
 def test_a_wrong_password_in_a_multiple_mail_is_counted_though_its_command_is_rolled_back(players):
     players.send("mallory@evil.test", "multiple", "signoff alice a\nsignoff alice b\nsignoff alice c\n")
     store = players.pipeline.store
-    assert store.login_failures("mallory@evil.test", store.find_user("alice")["id"])["failures"] == 3
+    assert store.login_failures("mallory@evil.test", store.find_user("alice").id).failures == 3
 
 
 def test_no_board_is_forfeited_while_its_players_own_address_is_blocked(players):
     players.send("alice@example.org", "trax challenge alice bob apple")
     players.send("alice@example.org", "trax move 101 alice apple @0+")
     players.send("bob@example.org", "trax move 101 bob banana accept")  # bob to move: 21 days to a forfeit
-    due = when(players.pipeline.store.board(101)["turn_since"]) + timedelta(days=21)
+    due = when(players.pipeline.store.board(101).turn_since) + timedelta(days=21)
     players.clock.now = due - timedelta(minutes=20)
     for i in range(5):  # each mail moves the clock 5 minutes: the fifth, at the forfeit time, blocks bob
         players.send("bob@example.org", f"trax move 101 bob typo{i} B1+")
     mails = run_tick(players.pipeline, players.clock.now)
-    assert players.clock.now > due and players.pipeline.store.board(101)["status"] == "active"
+    assert players.clock.now > due and players.pipeline.store.board(101).status == "active"
     assert not any("forfeit" in flat(m) for m in mails)
     later = run_tick(players.pipeline, players.clock.now + timedelta(days=2))  # the block is long over
-    assert players.pipeline.store.board(101)["reason"] == "forfeit", [flat(m) for m in later]
+    assert players.pipeline.store.board(101).reason == "forfeit", [flat(m) for m in later]
 
 
 # ----------------------------------------------------------------------------
@@ -179,7 +179,7 @@ def test_a_reset_code_opens_a_locked_account(players):
     done = players.send("mallory@evil.test", f"change password alice {code} pear")  # from the blocked address
     assert done[0]["Subject"] == "Trax PBM: password of alice changed", text_of(done[0])
     store = players.pipeline.store
-    assert store.login_failures_of(store.find_user("alice")["id"]) == []
+    assert store.login_failures_of(store.find_user("alice").id) == []
 
 
 def test_reset_codes_expire_after_a_day(players):
@@ -273,6 +273,6 @@ def test_past_the_daily_share_a_password_cannot_aim_replies_at_a_forged_address(
     for _ in range(3):
         strict.send("alice@example.org", "help", verified=False)  # alice's share, spent by someone
     assert strict.send("alice@example.org", "trax limit eve evepw 4", verified=False) == []  # forged: unanswered
-    assert strict.pipeline.store.preference(strict.pipeline.store.find_user("eve")["id"], "trax")["game_limit"] == 4
+    assert strict.pipeline.store.preference(strict.pipeline.store.find_user("eve").id, "trax").game_limit == 4
     (answer,) = strict.send("alice@example.org", "trax limit alice apple 3", verified=False)
     assert not is_error(answer) and to_of(answer) == "alice@example.org"  # her own, answered

@@ -49,7 +49,7 @@ def season(players):
     long_ago = (mail.clock.now - timedelta(days=400)).isoformat()
     for name, rating, games, last in (("erin", 1712.4, 24, mail.clock.now.isoformat()), ("frank", 1650, 21, long_ago)):
         send(mail, "alice", f"signup {name} secret {name}@example.org")
-        uid = store.find_user(name)["id"]
+        uid = store.find_user(name).id
         store.db.table("ratings").insert({"user_id": uid, "game": "trax", "rating": rating, "games": games,
                                           "wins": games - 10, "losses": 10, "draws": 0, "last_game_at": last})
     return mail
@@ -59,15 +59,15 @@ def test_results_move_the_ratings_as_worked_by_hand(season):
     store = season.pipeline.store
 
     def rating(name):
-        return store.rating(store.find_user(name)["id"], "trax")
+        return store.rating(store.find_user(name).id, "trax")
 
     # 101: alice 1800, bob 1400.  102: alice (1800 x 2 + 2000) / 3, carol (1600 + 1400) / 2.
     # 103: bob (1400 x 2 + 1500) / 3, carol (1500 x 2 + 1400) / 3.
-    assert rating("alice")["rating"] == pytest.approx(5600 / 3)
-    assert rating("carol")["rating"] == pytest.approx(4400 / 3)
-    assert rating("bob")["rating"] == pytest.approx(4300 / 3)
-    assert (rating("alice")["games"], rating("alice")["wins"]) == (2, 2)
-    assert (rating("carol")["losses"], rating("carol")["draws"]) == (1, 1)
+    assert rating("alice").rating == pytest.approx(5600 / 3)
+    assert rating("carol").rating == pytest.approx(4400 / 3)
+    assert rating("bob").rating == pytest.approx(4300 / 3)
+    assert (rating("alice").games, rating("alice").wins) == (2, 2)
+    assert (rating("carol").losses, rating("carol").draws) == (1, 1)
     assert rating("dave") is None  # unrated and cancelled games do not count
 
 

@@ -27,19 +27,19 @@ def test_migration_numbers_run_from_one_without_gaps():
 def test_board_numbers_start_at_101(players, store):
     players.send("alice@example.org", "trax challenge alice bob apple")
     players.send("alice@example.org", "looptrax challenge alice bob apple")
-    assert store.board(101)["game"] == "trax"
-    assert store.board(102)["game"] == "looptrax"
+    assert store.board(101).game == "trax"
+    assert store.board(102).game == "looptrax"
 
 
 def test_passwords_are_stored_hashed_with_a_salt(players, store):
     alice = store.find_user("alice")
     bob = store.find_user("bob")
-    assert "apple" not in alice["password_hash"]
-    assert alice["password_hash"].startswith("scrypt$")
+    assert "apple" not in alice.password_hash
+    assert alice.password_hash.startswith("scrypt$")
     players.send("carol@example.org", "signup carol apple")
     carol = store.find_user("carol")
-    assert carol["password_hash"] != alice["password_hash"]  # same password, other salt
-    assert bob["password_hash"] != alice["password_hash"]
+    assert carol.password_hash != alice.password_hash  # same password, other salt
+    assert bob.password_hash != alice.password_hash
 
 
 def test_a_failure_while_rendering_rolls_back_the_whole_mail(players, store, monkeypatch):
@@ -53,7 +53,7 @@ def test_a_failure_while_rendering_rolls_back_the_whole_mail(players, store, mon
     before = len(store.unsent_replies(limit=1000))
     with pytest.raises(RuntimeError):
         players.send("alice@example.org", "trax move 101 alice apple @0/")
-    assert store.board(101)["moves"] == ""
+    assert store.board(101).moves == ""
     assert store.moves_of(101) == []
     assert len(store.unsent_replies(limit=1000)) == before
     monkeypatch.undo()
@@ -97,7 +97,7 @@ def test_a_failed_command_does_not_leave_its_position_behind(players, store):
     players.send("alice@example.org", "trax move 101 alice apple C1/#7")
     replies = players.send("alice@example.org", "trax move 101 alice apple C1/#3")
     assert replies[0]["Subject"] == "Trax Board 101 bob"
-    assert store.board(101)["moves"] == "@0/ B1+ C1/"
+    assert store.board(101).moves == "@0/ B1+ C1/"
     kept = players.pipeline.positions.kept[101]
     assert kept[0] == "@0/ B1+ C1/"
 
@@ -110,4 +110,4 @@ def test_a_reply_never_overtakes_an_older_one_waiting_for_a_retry(store, clock):
     store.queue_reply("<b@x>", "alice@example.org", b"two", clock.now + timedelta(seconds=1))
     assert store.unsent_replies(due=clock.now + timedelta(seconds=2)) == []
     ready = store.unsent_replies(due=clock.now + timedelta(seconds=31))
-    assert [r["id"] for r in ready] == [first, first + 1]
+    assert [r.id for r in ready] == [first, first + 1]

@@ -51,18 +51,18 @@ def boards(mail, name: str, *, active: bool = True) -> list[dict]:
     store = mail.pipeline.store
     out = []
     for p in pairings(mail, name):
-        if p["board"] is None:
+        if p.board is None:
             continue  # a bye
-        b = store.board(p["board"])
-        out.append({"number": b["number"], "label": b["label"], "white": store.user_by_id(b["white_id"])["userid"],
-                    "black": store.user_by_id(b["black_id"])["userid"], "status": b["status"],
-                    "round": p["round"], "stage": p["stage"]})
+        b = store.board(p.board)
+        out.append({"number": b.number, "label": b.label, "white": store.user_by_id(b.white_id).userid,
+                    "black": store.user_by_id(b.black_id).userid, "status": b.status,
+                    "round": p.round, "stage": p.stage})
     return [b for b in out if b["status"] == "active"] if active else out
 
 
 def pairings(mail, name: str) -> list[dict]:
     store = mail.pipeline.store
-    return store.pairings(store.tournament(name.lower())["id"])
+    return store.pairings(store.tournament(name.lower()).id)
 
 
 def quiet_moves(board: Board, count: int) -> list[str]:
@@ -178,7 +178,7 @@ def test_a_six_player_round_robin_played_to_the_end(club, golden):
     assert flat(ann).count("(board ") == 5
     # tournament boards: tournament limits, no undo, shown by name
     row = club.pipeline.store.board(games[0]["number"])
-    assert (row["nag_days"], row["forfeit_days"], row["tournament"]) == (1, 7, "ETC26")
+    assert (row.nag_days, row.forfeit_days, row.tournament) == (1, 7, "ETC26")
     shown = club.send("x@example.org", f"trax show {games[0]['label'].lower()}")
     assert f"Trax board {games[0]['number']} (ETC26-1, tournament ETC26)" in text_of(shown[0])
     white = games[0]["white"]
@@ -207,7 +207,7 @@ def test_a_six_player_round_robin_played_to_the_end(club, golden):
     golden.check("tournament-show-roundrobin.txt", shown)
     # rated: ann won 4 of 5
     store = club.pipeline.store
-    assert store.rating(store.find_user("ann")["id"], "trax")["wins"] == 4
+    assert store.rating(store.find_user("ann").id, "trax").wins == 4
 
 
 # ----------------------------------------------------------------------------
@@ -224,8 +224,8 @@ def test_a_seven_player_swiss_of_four_rounds(club, golden):
         games = boards(club, "SW")
         assert len(games) == 3 and {g["round"] for g in games} == {round_}
         assert all(g["label"].startswith(f"SW-R{round_}.") for g in games)
-        (bye,) = [store.user_by_id(p["white_id"])["userid"] for p in pairings(club, "SW")
-                  if p["black_id"] is None and p["round"] == round_]
+        (bye,) = [store.user_by_id(p.white_id).userid for p in pairings(club, "SW")
+                  if p.black_id is None and p.round == round_]
         byes.append(bye)
         for g in games:
             pair = frozenset((g["white"], g["black"]))
@@ -252,7 +252,7 @@ def test_an_eight_player_knockout_seeded_by_rating(club):
     store = club.pipeline.store
     # ratings make the seeds: hal 1 ... ann 8
     for i, name in enumerate(PLAYERS):
-        store.save_rating(store.find_user(name)["id"], "trax", 1500 + 10 * i, "win", club.clock.now)
+        store.save_rating(store.find_user(name).id, "trax", 1500 + 10 * i, "win", club.clock.now)
     create(club, "KO", "-format=knockout", players=PLAYERS)
     start(club, "KO")
     seed = {name: 8 - i for i, name in enumerate(PLAYERS)}
@@ -279,7 +279,7 @@ def test_an_eight_player_knockout_seeded_by_rating(club):
     assert len(finals) == 9
     rows = table_rows(text_of(finals[0]))
     assert rows[0][1] == "gus"  # seed 2: three wins
-    assert store.tournament("ko")["status"] == "finished"
+    assert store.tournament("ko").status == "finished"
 
 
 # ----------------------------------------------------------------------------
@@ -356,7 +356,7 @@ def test_a_withdrawal_mid_swiss_forfeits_the_open_game_and_stops_pairing(club):
         finish_board(club, g, "white")
     round3 = boards(club, "WD")
     assert round3 and all(leaver not in (g["white"], g["black"]) for g in round3)
-    byes3 = sum(1 for p in pairings(club, "WD") if p["round"] == 3 and p["black_id"] is None)
+    byes3 = sum(1 for p in pairings(club, "WD") if p.round == 3 and p.black_id is None)
     assert len(round3) == 2 and byes3 == 0  # four players left: two boards, no bye
     for g in round3:
         last = finish_board(club, g, "white")
@@ -433,7 +433,7 @@ def test_a_knockout_round_past_its_deadline_is_reported_to_the_director_once(clu
     store = club.pipeline.store
     started = club.clock.now
     # both players keep moving, so no clock runs out; the round just drags on
-    late = store.tournament("late")["id"]
+    late = store.tournament("late").id
     with store.atomic():
         store.update_tournament(late, round_started_at=(started - timedelta(days=27, hours=23)).isoformat())
     assert not any("late" in str(m["Subject"]) for m in run_tick(club.pipeline, started))
@@ -456,7 +456,7 @@ def test_tournaments_belong_to_their_game_type(club):
     assert by_subject(start_replies, "8x8Trax tournament Small: started")
     games = boards(club, "Small")
     assert len(games) == 3
-    assert {club.pipeline.store.board(g["number"])["game"] for g in games} == {"8x8trax"}
+    assert {club.pipeline.store.board(g["number"]).game for g in games} == {"8x8trax"}
     for g in games:
         board = Board("8x8trax")
         name, white, black = g["label"], g["white"], g["black"]

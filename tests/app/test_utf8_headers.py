@@ -44,7 +44,7 @@ def test_new_userids_are_from_a_safe_set(mail: Mailbox):
     assert not is_error(mail.send("eve@example.org", "signup Jörg pw")[0])
     # invisible characters never reach a userid: the subject drops them
     mail.send("eve@example.org", "signup ali\u200bce pw")
-    assert mail.pipeline.store.find_user("alice")["userid"] == "alice"
+    assert mail.pipeline.store.find_user("alice").userid == "alice"
 
 
 def test_a_sender_address_that_is_not_ascii_gets_no_reply(mail: Mailbox):

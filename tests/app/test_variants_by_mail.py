@@ -32,7 +32,7 @@ def stored(players, number: int = 101) -> dict:
 
 def position(players, number: int = 101) -> Board:
     row = stored(players, number)
-    return Board.replay(row["moves"].split(), row["game"], ending=row["ending"], points=row["points"])
+    return Board.replay(row.moves.split(), row.game, ending=row.ending, points=row.points)
 
 
 def mover(board: Board) -> tuple[str, str, str]:
@@ -45,7 +45,7 @@ def play_out(players, game: str, choose, number: int = 101, most: int = 400) -> 
     replies = []
     for _ in range(most):
         row = stored(players, number)
-        if row["status"] != "active":
+        if row.status != "active":
             return replies
         board = position(players, number)
         userid, password, address = mover(board)
@@ -101,11 +101,11 @@ def test_a_minitrax_game_to_its_end_with_the_2017_ending(players):
     replies = play_out(players, "minitrax", quiet_first(random.Random(3)))
     row = stored(players)
     board = position(players)
-    assert row["status"] == "finished" and row["reason"] in ("loop", "lasttile")
+    assert row.status == "finished" and row.reason in ("loop", "lasttile")
     assert board.width <= 3 and board.height <= 3
     final = text_of(replies[0])
-    if row["reason"] == "lasttile":
-        loser = "alice" if row["winner"] == "black" else "bob"
+    if row.reason == "lasttile":
+        loser = "alice" if row.winner == "black" else "bob"
         assert f"{loser} played the last one" in flat(replies[0])
     assert "Game won by" in final
     (table,) = players.send("x@example.org", "minitrax standings")
@@ -119,9 +119,9 @@ def test_a_minitrax_game_to_its_end_with_the_2017_ending(players):
 def test_the_older_ending_may_be_asked_for_and_bad_options_are_refused(players):
     (new, _) = players.send(A, "8x8trax challenge alice bob apple -ending=lastloses")
     assert "the player of the last tile loses" in flat(new)
-    assert stored(players)["ending"] == "lastloses"
+    assert stored(players).ending == "lastloses"
     players.send(A, "minitrax challenge alice bob apple -ending=draw")
-    assert stored(players, 102)["ending"] == "draw"
+    assert stored(players, 102).ending == "draw"
     (refused,) = players.send(A, "trax challenge alice bob apple -ending=draw")
     assert is_error(refused) and "-ending is for the game types with a limited area" in flat(refused)
     (refused,) = players.send(A, "trax challenge alice bob apple -points=10")
@@ -136,7 +136,7 @@ def lucky_choice(rng: random.Random):
     """A chooser for LuckyTrax: a cell where the drawn tile goes (named by
     the cell alone, or now and then in full)."""
     def choose(board: Board, row: dict) -> str:
-        face = int(row["draws"].split()[board.ply])
+        face = int(row.draws.split()[board.ply])
         options = board.placements(face)
         assert options, "a tile that fits nowhere is passed by the server"
         move = rng.choice(options)
@@ -151,9 +151,9 @@ def test_a_luckytrax_game_to_its_end(players):
     assert text.rstrip().endswith("luckytrax move 101 alice PASSWORD <cell>#1")
     replies = play_out(players, "luckytrax", lucky_choice(random.Random(5)))
     row = stored(players)
-    assert row["status"] == "finished" and row["reason"] in ("loop", "line")
-    moves = row["moves"].split()
-    draws = [int(d) for d in row["draws"].split()]
+    assert row.status == "finished" and row.reason in ("loop", "line")
+    moves = row.moves.split()
+    draws = [int(d) for d in row.draws.split()]
     board = Board("luckytrax")
     for n, move in enumerate(moves):
         if move == "pass":
@@ -185,8 +185,8 @@ def test_luckytrax_refuses_another_tile_and_passes_a_tile_that_fits_nowhere(play
     assert "The tile drawn for bob fitted nowhere: bob passes (move 2)." in flat(replies[0])
     assert "Last turn: bob passed" in text_of(replies[0])
     assert "The tile drawn for alice:" in text_of(replies[0])
-    assert stored(players)["moves"] == "@0+ pass"
-    assert stored(players)["draws"] == "5 10 9"
+    assert stored(players).moves == "@0+ pass"
+    assert stored(players).draws == "5 10 9"
     # alice plays the curve by naming its cell; the record names bob's draw
     cell = position(players).placements(9)[0].cell
     players.send(A, f"luckytrax move 101 alice apple {cell}#3")
@@ -216,9 +216,9 @@ def test_a_pointtrax_game_scores_clears_and_ends_at_the_target(players):
     assert "H1+" in text_of(old)
     replies = play_out(players, "pointtrax", greedy_scorer(random.Random(11)), most=200)
     row = stored(players)
-    assert row["status"] == "finished" and row["reason"] == "points"
+    assert row.status == "finished" and row.reason == "points"
     board = position(players)
-    winner = row["winner"]
+    winner = row.winner
     assert board.scores[winner] >= 12 and board.scores[winner] > board.scores["black" if winner == "white" else "white"]
     assert "Game won by" in text_of(replies[0]) and "the target was 12" in flat(replies[0])
 
@@ -256,4 +256,4 @@ def test_a_tournament_of_each_new_game_type(players, game):
     finals = [m for m in players.sent if "CUP: final table" in str(m["Subject"])]
     assert finals and to_of(finals[-1])
     if game == "pointtrax":
-        assert stored(players, boards(players, "CUP", active=False)[0]["number"])["points"] == 5
+        assert stored(players, boards(players, "CUP", active=False)[0]["number"]).points == 5

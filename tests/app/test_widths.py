@@ -159,7 +159,7 @@ def accounts_and_games(s: Session) -> None:
     s.send(CAROL, f"all show {ALICE}")
     s.send(CAROL, "trax record 101")
     s.send(CAROL, "trax preview new @0/ B1+ A2\\")
-    s.send(CAROL, "trax preview 101 " + legal_quiet(Board.replay(s.store.board(101)["moves"].split())))
+    s.send(CAROL, "trax preview 101 " + legal_quiet(Board.replay(s.store.board(101).moves.split())))
     # a won game (a loop), rated, with its rating changes
     s.send(ALICE, f"trax challenge {ALICE} {BOB} {pw(ALICE)}")  # 102
     play_game(s, 102, "trax", ALICE, BOB, LOOP_GAME, "A long line of comment " * 6)
@@ -190,9 +190,9 @@ def accounts_and_games(s: Session) -> None:
     s.send(ALICE, f"luckytrax challenge {ALICE} {BOB} {pw(ALICE)}")  # 107
     for _ in range(4):
         row = s.store.board(107)
-        lucky = Board.replay(row["moves"].split(), "luckytrax")
-        draws = row["draws"].split()
-        if row["status"] != "active" or len(draws) <= lucky.ply:  # the draws are random: it may end early
+        lucky = Board.replay(row.moves.split(), "luckytrax")
+        draws = row.draws.split()
+        if row.status != "active" or len(draws) <= lucky.ply:  # the draws are random: it may end early
             break
         who = ALICE if lucky.turn == "white" else BOB
         cell = lucky.placements(int(draws[lucky.ply]))[0].cell
@@ -200,7 +200,7 @@ def accounts_and_games(s: Session) -> None:
     s.send(CAROL, "luckytrax record 107")
     s.send(ALICE, f"minitrax challenge {ALICE} {BOB} {pw(ALICE)}")  # 108
     mini = Board("minitrax")
-    while s.store.board(108)["status"] == "active":
+    while s.store.board(108).status == "active":
         who = ALICE if mini.turn == "white" else BOB
         move = str(mini.legal_moves()[0])
         mini.play(move)
@@ -227,7 +227,7 @@ def accounts_and_games(s: Session) -> None:
 def errors(s: Session) -> None:
     s.send(ALICE, f"trax move 101 {ALICE} {pw(ALICE)} Z9+", error=True)  # illegal (or not your turn)
     mover = s.store.board(101)
-    to_move = ALICE if len(mover["moves"].split()) % 2 == 0 else BOB
+    to_move = ALICE if len(mover.moves.split()) % 2 == 0 else BOB
     other = BOB if to_move == ALICE else ALICE
     s.send(other, f"trax move 101 {other} {pw(other)} @0+", error=True)  # not your turn
     s.send(to_move, f"trax move 101 {to_move} {pw(to_move)} Z99+", error=True)  # illegal move
@@ -302,16 +302,16 @@ def tournaments(s: Session) -> None:
     s.send(SWISS[0], "trax tournament list")
     for round_number in range(3):
         event = s.store.tournament(name.lower())
-        open_boards = [p for p in s.store.pairings(event["id"]) if p["board"] and p["result"] is None]
+        open_boards = [p for p in s.store.pairings(event.id) if p.board and p.result is None]
         for n, p in enumerate(open_boards):
             result = ("white", "black", "draw")[(n + round_number) % 3]
-            s.send(director, f"trax tournament result {name} {director} {pw(director)} {p['board']} {result}")
+            s.send(director, f"trax tournament result {name} {director} {pw(director)} {p.board} {result}")
     s.send(director, f"trax tournament withdraw {name} {director} {pw(director)} {SWISS[5]}")
     s.send(SWISS[1], f"trax tournament show {name}")
     event = s.store.tournament(name.lower())
-    for p in s.store.pairings(event["id"]):
-        if p["board"] and p["result"] is None:
-            s.send(director, f"trax tournament result {name} {director} {pw(director)} {p['board']} white")
+    for p in s.store.pairings(event.id):
+        if p.board and p.result is None:
+            s.send(director, f"trax tournament result {name} {director} {pw(director)} {p.board} white")
     # pools with a final, and a knockout that runs late
     s.send(director, f"trax tournament create POOLS_OF_AUTUMN {director} {pw(director)} -format=pools -poolsize=4")
     for who in SWISS[:8]:
@@ -323,21 +323,21 @@ def tournaments(s: Session) -> None:
         s.send(who, f"trax tournament join LATE_KNOCKOUT {who} {pw(who)}")
     s.send(director, f"trax tournament start LATE_KNOCKOUT {director} {pw(director)}")
     event = s.store.tournament("late_knockout")
-    boards = [p["board"] for p in s.store.pairings(event["id"]) if p["board"]]
+    boards = [p.board for p in s.store.pairings(event.id) if p.board]
     positions = {b: Board() for b in boards}
     for _day in range(36):  # everyone moves every day: no forfeit, but the round drags on
         for b in boards:
             row = s.store.board(b)
-            if row["status"] != "active":
+            if row.status != "active":
                 continue
-            white = s.store.user_by_id(row["white_id"])["userid"]
-            black = s.store.user_by_id(row["black_id"])["userid"]
+            white = s.store.user_by_id(row.white_id).userid
+            black = s.store.user_by_id(row.black_id).userid
             who = white if positions[b].ply % 2 == 0 else black
             move = legal_quiet(positions[b])
             s.send(who, f"trax move {b} {who} {pw(who)} {move}#{positions[b].ply}")
         s.tick(hours=20)
-    label = s.store.board(boards[0])["label"]
-    white = s.store.user_by_id(s.store.board(boards[0])["white_id"])["userid"]
+    label = s.store.board(boards[0]).label
+    white = s.store.user_by_id(s.store.board(boards[0]).white_id).userid
     s.send(white, f"trax move {label} {white} {pw(white)} undo", error=True)  # no undo in tournaments
     s.send(director, f"trax tournament create NEVER_STARTS {director} {pw(director)} -start=2026-12-01")
     s.send(SWISS[0], f"trax tournament join NEVER_STARTS {SWISS[0]} {pw(SWISS[0])}")
@@ -363,10 +363,10 @@ def computer_games(s: Session) -> None:
         for row in s.store.open_computer_jobs(5):
             job = computer.job_for(ctx, row)
             if job is not None:
-                s.mail.pipeline.computer_turn(row["id"], search(job, 0.05), now=s.mail.clock.now)
+                s.mail.pipeline.computer_turn(row.id, search(job, 0.05), now=s.mail.clock.now)
                 number = job.board
         row = s.store.board(number)
-        board = Board.replay(row["moves"].split(), "minitrax")
+        board = Board.replay(row.moves.split(), "minitrax")
         if board.outcome() is not None:
             break
         quiet = [m for m in board.legal_moves() if not _ends(board, m)]  # the computer's moves vary

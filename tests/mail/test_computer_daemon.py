@@ -16,6 +16,8 @@ from pbm.trax import Board
 
 from .daemon import command_mail, kill_if_running, start_server, write_config
 
+pytestmark = pytest.mark.integration
+
 A = "alice@example.org"
 
 

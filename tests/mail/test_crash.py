@@ -22,6 +22,8 @@ from pbm.server.outbox import GROUP
 
 from .daemon import command_mail, kill_if_running, start_server, wait_until, write_config
 
+pytestmark = pytest.mark.integration
+
 COMMANDS = 200
 KILLS = 5
 

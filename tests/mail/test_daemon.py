@@ -20,6 +20,8 @@ from pbm.server.daemon import Daemon
 from .daemon import SERVER, DaemonThread, command_mail, wait_until, write_config
 from .servers import crlf, free_port
 
+pytestmark = pytest.mark.integration
+
 LOOP_GAME = ["@0+", "B1\\", "B2/", "A2+", "A3/", "A0\\", "@3+", "@3\\", "B2+"]
 
 
@@ -188,7 +190,7 @@ def test_failed_mail_is_kept_in_part_and_a_few_a_day_from_one_sender(tmp_path, s
     finally:
         store.close()
     assert len(kept) == 10  # ten a day from one sender
-    assert kept[0]["size"] == 1024 * 1024 and "only the first 1,048,576 of" in kept[0]["error"]
+    assert kept[0].size == 1024 * 1024 and "only the first 1,048,576 of" in kept[0].error
 
 
 def test_the_daemons_log_never_holds_a_password_in_any_order(tmp_path, sink, caplog):
@@ -316,7 +318,7 @@ def test_the_daemon_does_the_clock_work_and_sends_the_reminders(tmp_path, sink):
         pipeline.exec_command(sender, subject, now=long_ago)
     with store.atomic():  # those went out long ago
         for reply in store.unsent_replies():
-            store.mark_sent(reply["id"], long_ago)
+            store.mark_sent(reply.id, long_ago)
     store.close()
     with DaemonThread(path):
         (nag,) = sink.wait_for(1, timeout=30)

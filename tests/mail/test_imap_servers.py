@@ -22,6 +22,8 @@ from pbm.server.inbox import Inbox
 from .daemon import DaemonThread, command_mail, wait_until, write_config
 from .servers import Dovecot
 
+pytestmark = pytest.mark.integration
+
 # Dovecot's list after login, less MOVE (and, for the second, less UIDPLUS)
 BASE = ("IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE IDLE SORT THREAD=REFERENCES MULTIAPPEND "
         "UNSELECT CHILDREN NAMESPACE LIST-EXTENDED ESEARCH SEARCHRES LIST-STATUS LITERAL+")

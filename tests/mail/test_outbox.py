@@ -16,6 +16,8 @@ from pbm.server.outbox import Outbox
 from .daemon import command_mail, write_config
 from .servers import Sink
 
+pytestmark = pytest.mark.integration
+
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
@@ -91,8 +93,8 @@ def test_a_relay_failure_in_a_group_keeps_what_went_out_and_the_order(tmp_path, 
         # and are marked sent
         assert (sent, failed) == (2, True)
         unsent = store.unsent_replies()
-        assert len(unsent) == 2 and len({row["recipient"] for row in unsent}) == 1
-        assert all(row["next_attempt_at"] > NOW.isoformat() for row in unsent)  # all wait for the retry
+        assert len(unsent) == 2 and len({row.recipient for row in unsent}) == 1
+        assert all(row.next_attempt_at > NOW.isoformat() for row in unsent)  # all wait for the retry
         # the retry time comes; everything goes out once
         outbox.clock = lambda: datetime(2026, 3, 1, 13, 0, tzinfo=UTC)
         assert outbox.flush() == (2, False)

@@ -8,6 +8,8 @@ import asyncio
 import sqlite3
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from pbm.app.pipeline import Pipeline
 from pbm.app.ticker import run_tick
 from pbm.config import load_config
@@ -15,6 +17,8 @@ from pbm.domain.store import Store
 
 from ..app.replies import client_reply, delivery_report
 from .daemon import SERVER, DaemonThread, command_mail, wait_until, write_config
+
+pytestmark = pytest.mark.integration
 
 A, B, M = "alice@example.org", "bob@example.org", "mallory@example.net"
 LOOP_GAME = ["@0+", "B1\\", "B2/", "A2+", "A3/", "A0\\", "@3+", "@3\\", "B2+"]

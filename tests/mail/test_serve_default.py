@@ -19,10 +19,14 @@ from dataclasses import replace
 from email.message import EmailMessage
 from pathlib import Path
 
+import pytest
+
 from pbm.config import load_config
 
 from .daemon import wait_until
 from .servers import free_port
+
+pytestmark = pytest.mark.integration
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -13,6 +13,8 @@ import pytest
 
 from tests.mail.servers import Dovecot, MailServerError, Sink
 
+pytestmark = pytest.mark.integration
+
 
 def make_mail(subject: str, body: str = "hello\n", to: str = "game@mail.test") -> bytes:
     return (

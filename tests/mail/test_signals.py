@@ -14,6 +14,8 @@ import pytest
 
 from .daemon import command_mail, kill_if_running, start_server, wait_until, write_config
 
+pytestmark = pytest.mark.integration
+
 MAILS = 200
 
 

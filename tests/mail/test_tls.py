@@ -21,6 +21,8 @@ from .conftest import MailUser
 from .daemon import SERVER, DaemonThread, command_mail, wait_until, write_config
 from .servers import Dovecot, Sink, TestCertificates, free_port
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(scope="module")
 def certificates() -> Iterator[TestCertificates]:

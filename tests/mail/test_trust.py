@@ -13,6 +13,8 @@ import time
 from contextlib import closing
 from datetime import UTC, datetime
 
+import pytest
+
 from pbm.app.pipeline import Pipeline
 from pbm.config import load_config
 from pbm.domain.store import Store
@@ -21,6 +23,8 @@ from pbm.trax import Board
 from ..app.replies import client_reply
 from .daemon import SERVER, DaemonThread, command_mail, kill_if_running, start_server, wait_until, write_config
 from .servers import crlf, free_port
+
+pytestmark = pytest.mark.integration
 
 A, B, C = "alice@example.org", "bob@example.org", "carol@example.org"
 

@@ -22,6 +22,8 @@ from tests.mail.servers import free_port
 
 from .conftest import SERVER, command_mail, count, pbm, write_config
 
+pytestmark = pytest.mark.integration
+
 
 class Mailer(threading.Thread):
     """Sends help mails to the daemon's listener, one after the other, until stopped."""

@@ -11,6 +11,8 @@ from contextlib import closing
 from datetime import UTC, datetime
 from email import message_from_bytes, policy
 
+import pytest
+
 from pbm.config import load_config
 from pbm.domain.seals import Keyring
 from tests.app.replies import delivery_report
@@ -19,6 +21,8 @@ from tests.mail.servers import free_port
 
 from .conftest import SERVER, command_mail, pbm, write_config
 from .test_deliver import deliver
+
+pytestmark = pytest.mark.integration
 
 B = "bob@example.org"
 

@@ -3,10 +3,14 @@ a missing mailbox, closed ports and a file with a mistake in it."""
 
 from __future__ import annotations
 
+import pytest
+
 from pbm.server.checkconfig import check
 from tests.mail.servers import free_port
 
 from .conftest import pbm, write_config
+
+pytestmark = pytest.mark.integration
 
 
 def imap_section(host: str, port: int, user: str, password: str, mailbox: str = "INBOX") -> list[str]:

@@ -10,7 +10,11 @@ import shlex
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from pbm.config import load_config
+
+pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 

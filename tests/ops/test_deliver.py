@@ -19,6 +19,8 @@ from pbm.server.health import DatabaseLock
 
 from .conftest import SERVER, command_mail, count, pbm, write_config
 
+pytestmark = pytest.mark.integration
+
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 
 

@@ -16,6 +16,8 @@ from tests.mail.servers import free_port
 
 from .conftest import SERVER, command_mail, count, write_config
 
+pytestmark = pytest.mark.integration
+
 
 def lmtp_config(site, sink, *, socket_path=None, port=None):
     where = [f'socket = "{socket_path}"'] if socket_path else [f"port = {port}"]

@@ -33,6 +33,8 @@ from tests.mail.servers import free_port
 
 from .conftest import SERVER, command_mail, write_config
 
+pytestmark = pytest.mark.integration
+
 
 def fetch(url: str) -> tuple[int, dict[str, str], bytes]:
     try:

@@ -19,6 +19,8 @@ from pbm.server import systemd
 
 from .conftest import pbm, write_config
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[2]
 CONTRIB = ROOT / "contrib" / "pbm.service"
 

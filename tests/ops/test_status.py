@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from pbm.config import load_config
 from pbm.domain.store import Store
 from pbm.server import health
@@ -16,6 +18,8 @@ from pbm.server.health import DatabaseLock
 from tests.mail.daemon import wait_until
 
 from .conftest import command_mail, count, pbm, write_config
+
+pytestmark = pytest.mark.integration
 
 
 def test_status_says_whether_the_daemon_runs(site):

@@ -141,7 +141,7 @@ def test_tick_does_the_clock_work_as_of_the_time_given(site):
     again = run("tick", "--config", "pbm.toml", "--now", "2026-05-08T10:00:00", cwd=site)
     assert replies_in(again.stdout, site) == []
     store = Store(site / "game.sqlite3")
-    assert [r["recipient"] for r in store.unsent_replies() if b"Nag:" in r["message"]] == ["alice@example.org"]
+    assert [r.recipient for r in store.unsent_replies() if b"Nag:" in r.message] == ["alice@example.org"]
     store.close()
 
 

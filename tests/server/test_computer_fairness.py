@@ -18,7 +18,8 @@ from pbm.config import Config, load_config
 from pbm.domain import computer
 from pbm.domain.boards import load_game, new_board
 from pbm.domain.context import Context
-from pbm.domain.store import Row, Store
+from pbm.domain.store import Store
+from pbm.domain.store.records import ComputerJob, User
 from pbm.domain.turns import Turn, propose
 from pbm.server import searcher as searching
 from pbm.server.searcher import MAX_ATTEMPTS, PER_PLAYER, Searcher, Taken, fallback
@@ -43,12 +44,12 @@ class World:
         machine = computer.ensure_account(self.store, config, NOW)
         assert machine is not None
         self.machine = machine
-        self.people: dict[str, Row] = {}
+        self.people: dict[str, User] = {}
 
     def ctx(self) -> Context:
         return Context(self.store, self.config, NOW)
 
-    def person(self, name: str) -> Row:
+    def person(self, name: str) -> User:
         if name not in self.people:
             self.people[name] = self.store.create_user(name, name, "!", [f"{name}@example.org"], NOW)
         return self.people[name]
@@ -59,8 +60,8 @@ class World:
         with self.store.atomic():
             return [new_board(self.ctx(), game, self.machine, self.person(name), level=level) for _ in range(count)]
 
-    def job_of(self, board: int) -> Row:
-        (row,) = [r for r in self.store.computer_jobs_of(board) if r["done_at"] is None]
+    def job_of(self, board: int) -> ComputerJob:
+        (row,) = [r for r in self.store.computer_jobs_of(board) if r.done_at is None]
         return row
 
     def close(self) -> None:
@@ -92,12 +93,12 @@ def test_the_store_gives_every_players_oldest_job_before_anyones_second(world):
     many = world.boards("alice", 10)
     (one,) = world.boards("bob", 1)
     rows = world.store.open_computer_jobs(20)
-    assert [r["board"] for r in rows[:3]] == [many[0], one, many[1]]  # not oldest first: bob's is second
-    assert {r["player"] for r in rows} == {world.people["alice"]["id"], world.people["bob"]["id"]}
+    assert [r.board for r in rows[:3]] == [many[0], one, many[1]]  # not oldest first: bob's is second
+    assert {r.player for r in rows} == {world.people["alice"].id, world.people["bob"].id}
     capped = world.store.open_computer_jobs(20, per_player=2)
-    assert [r["board"] for r in capped] == [many[0], one, many[1]]
-    skipped = world.store.open_computer_jobs(20, besides=(rows[0]["id"],), per_player=2)
-    assert [r["board"] for r in skipped] == [many[1], one, many[2]]
+    assert [r.board for r in capped] == [many[0], one, many[1]]
+    skipped = world.store.open_computer_jobs(20, besides=(rows[0].id,), per_player=2)
+    assert [r.board for r in skipped] == [many[1], one, many[2]]
 
 
 def test_one_players_many_jobs_do_not_hold_back_anothers_one(world, searcher):
@@ -105,12 +106,12 @@ def test_one_players_many_jobs_do_not_hold_back_anothers_one(world, searcher):
     (one,) = world.boards("bob", 1)
     first = searcher._next_jobs(2, {})
     assert boards_of(first.searches) == [many[0], one]  # oldest first would have taken two of alice's
-    assert all(world.job_of(b)["attempts"] == 1 for b in boards_of(first.searches))  # marked started
+    assert all(world.job_of(b).attempts == 1 for b in boards_of(first.searches))  # marked started
 
 
 def test_a_player_has_at_most_two_jobs_in_hand(world, searcher):
     many = world.boards("alice", 10)
-    alice = world.people["alice"]["id"]
+    alice = world.people["alice"].id
     first = searcher._next_jobs(5, {})
     assert boards_of(first.searches) == many[:PER_PLAYER]  # room for five, but two of hers at once
     holding = {job.id: job.player for job in first.searches}
@@ -170,7 +171,7 @@ def test_a_stale_job_makes_way_for_the_next(world, searcher):
     world.store.update_board(a[0], moves="@0+")  # the board moved on: its job no longer fits
     taken = searcher._next_jobs(2, {})
     assert boards_of(taken.searches) == a[1:]
-    assert [r["outcome"] for r in world.store.computer_jobs_of(a[0])] == ["stale"]
+    assert [r.outcome for r in world.store.computer_jobs_of(a[0])] == ["stale"]
 
 
 def test_the_searcher_as_the_daemon_runs_it_serves_the_one_job_among_the_first(world):
@@ -188,7 +189,7 @@ def test_the_searcher_as_the_daemon_runs_it_serves_the_one_job_among_the_first(w
         async def apply(job_id: int, answer: computer.Answer) -> None:
             row = world.store.computer_job(job_id)
             assert row is not None and answer.move
-            answered.append(row["board"])
+            answered.append(row.board)
             world.store.finish_computer_job(job_id, f"played {answer.move}", NOW)
             if len(answered) >= 4:
                 stop.set()
@@ -205,7 +206,7 @@ def test_the_searcher_as_the_daemon_runs_it_serves_the_one_job_among_the_first(w
 # -- never stuck: the fallback -----------------------------------------------------
 
 
-def fail_often(world: World, board: int, attempts: int = MAX_ATTEMPTS) -> Row:
+def fail_often(world: World, board: int, attempts: int = MAX_ATTEMPTS) -> ComputerJob:
     world.store._run("UPDATE computer_jobs SET attempts = ? WHERE board = ? AND done_at IS NULL", (attempts, board))
     return world.job_of(board)
 
@@ -243,12 +244,12 @@ def test_a_job_that_failed_too_often_gets_a_move_at_once(world, caplog):
     (number,) = world.boards("alice", 1, level=4)
     row = fail_often(world, number)
     played = play_through_pipeline(world, caplog)
-    assert [job_id for job_id, _ in played] == [row["id"]]  # no search: the fallback, played
+    assert [job_id for job_id, _ in played] == [row.id]  # no search: the fallback, played
     board_row = world.store.board(number)
-    board = Board.replay(board_row["moves"].split(), "trax")
+    board = Board.replay(board_row.moves.split(), "trax")
     assert board.ply == 1 and str(board.moves[0]) == played[0][1].move
     (done,) = world.store.computer_jobs_of(number)
-    assert done["outcome"] == f"played {played[0][1].move}"
+    assert done.outcome == f"played {played[0][1].move}"
     errors = [r for r in caplog.records if r.levelno == logging.ERROR and r.name == "pbm.computer"]
     assert len(errors) == 1 and f"failed {MAX_ATTEMPTS} times" in errors[0].getMessage()
     assert "computer: searching" not in caplog.text
@@ -263,19 +264,19 @@ def test_an_offer_that_failed_too_often_is_declined(world, caplog):
         ctx = world.ctx()
         propose(ctx, load_game(ctx, number), world.people["alice"], "draw", Turn())
     row = fail_often(world, number)
-    assert row["pending"] == "draw"
+    assert row.pending == "draw"
     played = play_through_pipeline(world, caplog)
-    assert played == [(row["id"], computer.Answer(accept=False))]
-    assert world.store.computer_job(row["id"])["outcome"] == "declined draw"
-    assert world.store.board(number)["pending_kind"] is None and world.store.board(number)["status"] == "active"
+    assert played == [(row.id, computer.Answer(accept=False))]
+    assert world.store.computer_job(row.id).outcome == "declined draw"
+    assert world.store.board(number).pending_kind is None and world.store.board(number).status == "active"
 
 
 def test_a_fallback_that_cannot_be_played_is_given_up(world, caplog):
     (number,) = world.boards("alice", 1)
     row = fail_often(world, number)
     played = play_through_pipeline(world, caplog, failing=True)
-    assert [job_id for job_id, _ in played] == [row["id"]]
-    assert world.store.computer_job(row["id"])["outcome"] == "given up"
+    assert [job_id for job_id, _ in played] == [row.id]
+    assert world.store.computer_job(row.id).outcome == "given up"
     assert "its fallback could not be played; given up" in caplog.text
 
 
@@ -284,7 +285,7 @@ def test_a_job_whose_fallback_failed_before_is_given_up_when_read(world, searche
     row = fail_often(world, number, MAX_ATTEMPTS + 1)  # e.g. the daemon stopped while playing it
     with caplog.at_level(logging.ERROR, logger="pbm.computer"):
         assert searcher._next_jobs(2, {}) == Taken()
-    assert world.store.computer_job(row["id"])["outcome"] == "given up"
+    assert world.store.computer_job(row.id).outcome == "given up"
     assert "given up" in caplog.text
 
 
@@ -310,7 +311,7 @@ class LockedStore(Store):
         self.times = times
         self.reads = 0
 
-    def open_computer_jobs(self, limit: int, **kwargs) -> list[Row]:
+    def open_computer_jobs(self, limit: int, **kwargs) -> list[ComputerJob]:
         self.reads += 1
         if self.reads <= self.times:
             raise sqlite3.OperationalError("database is locked")
@@ -351,7 +352,7 @@ def test_a_locked_database_is_logged_once_in_one_line_until_it_recovers(world, c
 
 def test_other_failures_to_read_keep_their_traceback(world, caplog, monkeypatch):
     class BrokenStore(LockedStore):
-        def open_computer_jobs(self, limit: int, **kwargs) -> list[Row]:
+        def open_computer_jobs(self, limit: int, **kwargs) -> list[ComputerJob]:
             self.reads += 1
             raise sqlite3.OperationalError("no such table: computer_jobs")
 

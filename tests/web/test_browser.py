@@ -31,6 +31,8 @@ from tests.mail.servers import free_port
 
 from .conftest import LOOP_GAME, PLAYERS
 
+pytestmark = pytest.mark.integration
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 PAPER = (244, 241, 233)
 #: What Chromium writes to its log for a page's console errors and refusals.

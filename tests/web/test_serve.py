@@ -12,10 +12,14 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from tests.mail.daemon import wait_until
 from tests.mail.servers import free_port
 
 from .conftest import write_config
+
+pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -20,7 +20,7 @@ from pbm.domain.boards import load_games, opponents_in_play, selected
 from pbm.domain.clocks import book_vacation
 from pbm.domain.refusals import BadAddressError, DailyLimitError, NotAvailableError, PbmError, UseridTakenError
 from pbm.domain.results import forfeit
-from pbm.domain.store import Row
+from pbm.domain.store.records import User
 from pbm.domain.times import shown
 from pbm.domain.tournaments import Progress
 from pbm.trax import VARIANTS
@@ -30,7 +30,7 @@ from ..notices import address_reply, board_mail, confirmation_mail, reset_code_m
 from ..request import Reply, Request
 
 
-def _addresses_reply(req: Request, user: Row, template: str,
+def _addresses_reply(req: Request, user: User, template: str,
                      asked: security.Confirmations | None = None) -> Reply:
     return address_reply(req.ctx, user, template, req.sender, asked)
 
@@ -54,7 +54,7 @@ def signup(req: Request) -> list[Reply]:
     bound = _bound_now(req, addresses)
     user = req.store.create_user(a.userid.typed, a.userid.key, new_password_hash(req.ctx, a.password), addresses,
                                  req.now, confirmed=bound)
-    req.ctx.logged_in.add(user["id"])
+    req.ctx.logged_in.add(user.id)
     waiting = [x for x in addresses if x not in bound]
     asked = security.await_confirmation(req.ctx, user, waiting, req.sender)
     return [_addresses_reply(req, user, "replies/welcome.txt", asked),
@@ -66,15 +66,15 @@ def addresses(req: Request) -> list[Reply]:
     a = req.args
     user = login(req.ctx, a.userid, a.password)
     new = checked_addresses(a.addresses, req.sender)
-    old = req.store.addresses_of(user["id"])
-    confirmed = {x.lower() for x in req.store.confirmed_addresses(user["id"])}
+    old = req.store.addresses_of(user.id)
+    confirmed = {x.lower() for x in req.store.confirmed_addresses(user.id)}
     before = account_addresses(req.store, user, req.sender)  # the old addresses hear of the change too
     final = [*old, *new] if req.command.name == "add" else new
     if len({x.lower() for x in final}) > MAX_ADDRESSES:
-        raise BadAddressError(f"an account may have at most {MAX_ADDRESSES} addresses; {user['userid']} "
+        raise BadAddressError(f"an account may have at most {MAX_ADDRESSES} addresses; {user.userid} "
                               f"would have {len({x.lower() for x in final})}")
-    req.store.replace_addresses(user["id"], final, _bound_now(req, final))
-    fresh = [x for x in req.store.addresses_of(user["id"])
+    req.store.replace_addresses(user.id, final, _bound_now(req, final))
+    fresh = [x for x in req.store.addresses_of(user.id)
              if x.lower() not in confirmed and x.lower() not in {b.lower() for b in _bound_now(req, final)}]
     asked = security.await_confirmation(req.ctx, user, fresh, req.sender)
     reply = _addresses_reply(req, user, "replies/addresses.txt", asked)
@@ -85,17 +85,17 @@ def addresses(req: Request) -> list[Reply]:
 def change_password(req: Request) -> list[Reply]:
     a = req.args
     user = login(req.ctx, a.userid, a.old, reset_code=True)
-    req.store.set_password_hash(user["id"], new_password_hash(req.ctx, a.new))
+    req.store.set_password_hash(user.id, new_password_hash(req.ctx, a.new))
     return [Reply("replies/password-changed.txt", account_addresses(req.store, user, req.sender),
-                  {"userid": user["userid"]})]
+                  {"userid": user.userid})]
 
 
 def signoff(req: Request) -> list[Reply]:
     a = req.args
     user = login(req.ctx, a.userid, a.password)
-    req.store.set_signed_off(user["id"], True)
+    req.store.set_signed_off(user.id, True)
     return [Reply("replies/signed-off.txt", account_addresses(req.store, user, req.sender),
-                  {"userid": user["userid"]})]
+                  {"userid": user.userid})]
 
 
 def delete(req: Request) -> list[Reply]:
@@ -108,10 +108,10 @@ def delete(req: Request) -> list[Reply]:
     to = account_addresses(req.store, user, req.sender)
     for game in load_games(ctx, selected(ctx, None, [user], "active", "active")):
         progress += forfeit(ctx, game, user)
-        replies.append(board_mail(ctx, game, events=[{"kind": "forfeit", "player": user["userid"]}]))
+        replies.append(board_mail(ctx, game, events=[{"kind": "forfeit", "player": user.userid}]))
     news = tournament_news(ctx, progress)  # told before the account's addresses go
-    req.store.delete_user(user["id"], req.now)
-    return [Reply("replies/deleted.txt", to, {"userid": user["userid"], "forfeited": len(replies)}),
+    req.store.delete_user(user.id, req.now)
+    return [Reply("replies/deleted.txt", to, {"userid": user.userid, "forfeited": len(replies)}),
             *replies, *news]
 
 
@@ -119,12 +119,12 @@ def vacation(req: Request) -> list[Reply]:
     a = req.args
     user = login(req.ctx, a.userid, a.password)
     booked = book_vacation(req.ctx, user, a.days)
-    context = {"userid": user["userid"], "until": shown(booked.until),
+    context = {"userid": user.userid, "until": shown(booked.until),
                "used": booked.used, "cap": booked.cap, "left": max(booked.cap - booked.used, 0)}
     replies = [Reply("replies/vacation.txt", account_addresses(req.store, user, req.sender), context)]
     for opponent, boards in opponents_in_play(req.ctx, user):
         replies.append(Reply("replies/vacation-notice.txt", game_addresses(req.store, opponent),
-                             {**context, "opponent": opponent["userid"], "boards": boards}))
+                             {**context, "opponent": opponent.userid, "boards": boards}))
     return replies
 
 
@@ -133,17 +133,17 @@ def settings(req: Request) -> list[Reply]:
     a = req.args
     user = login(req.ctx, a.userid, a.password)
     if a.setting == "pictures":
-        req.store.set_pictures(user["id"], a.value == "on")
+        req.store.set_pictures(user.id, a.value == "on")
     elif a.setting == "digest":
-        req.store.set_digest(user["id"], a.hour if a.value == "daily" else None)
+        req.store.set_digest(user.id, a.hour if a.value == "daily" else None)
     elif a.setting == "challenges":
-        req.store.set_open_challenges(user["id"], a.value == "open")
-    user = req.store.user_by_id(user["id"])
-    values = {"pictures": "on" if user["pictures"] else "off",
-              "digest": "off" if user["digest_hour"] is None else f"daily at {user['digest_hour']:02d}:00 UTC",
-              "challenges": "open" if user["open_challenges"] else "ask"}
+        req.store.set_open_challenges(user.id, a.value == "open")
+    user = req.store.user_by_id(user.id)
+    values = {"pictures": "on" if user.pictures else "off",
+              "digest": "off" if user.digest_hour is None else f"daily at {user.digest_hour:02d}:00 UTC",
+              "challenges": "open" if user.open_challenges else "ask"}
     return [Reply("replies/settings.txt", account_addresses(req.store, user, req.sender),
-                  {"userid": user["userid"], "changed": a.setting, "settings": values})]
+                  {"userid": user.userid, "changed": a.setting, "settings": values})]
 
 
 def list_games(req: Request) -> list[Reply]:
@@ -157,18 +157,18 @@ def message(req: Request) -> list[Reply]:
     sender's and their own daily share of mail from others."""
     a = req.args
     user = login(req.ctx, a.userid, a.password)
-    recipients = list({r["id"]: r for r in (live_user(req.ctx, u) for u in a.recipients)}.values())
+    recipients = list({r.id: r for r in (live_user(req.ctx, u) for u in a.recipients)}.values())
     owner: dict[str, str] = {}
     for r in recipients:
         for address in game_addresses(req.store, r):
-            owner.setdefault(address, r["userid"])
-    sent = postage.to_others(req.ctx, user["id"], owner)
+            owner.setdefault(address, r.userid)
+    sent = postage.to_others(req.ctx, user.id, owner)
     reached = list(dict.fromkeys(owner[x] for x in sent.to))
-    missed = [r["userid"] for r in recipients if r["userid"] not in reached]
+    missed = [r.userid for r in recipients if r.userid not in reached]
     replies = [req.to_sender("replies/message-sent.txt", to=reached, missed=missed)]
     if sent.to:
         replies.insert(0, Reply("replies/message.txt", sent.to,
-                                {"from": user["userid"], "to": reached, "comment": req.comment}, kind="others"))
+                                {"from": user.userid, "to": reached, "comment": req.comment}, kind="others"))
     return replies
 
 
@@ -181,20 +181,20 @@ def broadcast(req: Request) -> list[Reply]:
     cap = req.config.limits.broadcasts_per_day
     if cap == 0:
         raise NotAvailableError("broadcasts are turned off on this server")
-    if not req.store.confirmed_addresses(user["id"]):
-        raise NotAvailableError(f"{user['userid']} has no confirmed address yet; confirm one before "
+    if not req.store.confirmed_addresses(user.id):
+        raise NotAvailableError(f"{user.userid} has no confirmed address yet; confirm one before "
                                 f"broadcasting")
-    if req.store.broadcasts_since(user["id"], req.now - timedelta(days=1)) >= cap:
+    if req.store.broadcasts_since(user.id, req.now - timedelta(days=1)) >= cap:
         raise DailyLimitError(f"you have sent {cap} broadcasts in the last 24 hours, the most this server allows")
-    req.store.record_broadcast(user["id"], req.now)
+    req.store.record_broadcast(user.id, req.now)
     own = game_addresses(req.store, user)
     to: list[str] = []
     for other in req.store.all_users():
-        if other["id"] != user["id"]:
+        if other.id != user.id:
             to.extend(game_addresses(req.store, other))
-    sent = postage.to_others(req.ctx, user["id"], [a for a in to if a not in own], exempt_from_account_cap=True)
+    sent = postage.to_others(req.ctx, user.id, [a for a in to if a not in own], exempt_from_account_cap=True)
     # one copy per address (the sender's own too): each mail shows only its own recipient
-    return [Reply("replies/broadcast.txt", (address,), {"from": user["userid"], "comment": req.comment},
+    return [Reply("replies/broadcast.txt", (address,), {"from": user.userid, "comment": req.comment},
                   kind="others")
             for address in dict.fromkeys([*own, *sent.to])]
 
@@ -221,7 +221,7 @@ def confirm_address(req: Request) -> list[Reply]:
     """The code came back from the address it was sent to: game mail may go there."""
     user = security.confirm_address(req.ctx, req.sender, req.args.code.reveal())
     if user is not None:
-        req.ctx.logged_in.add(user["id"])  # the code proves the sender
+        req.ctx.logged_in.add(user.id)  # the code proves the sender
     if user is None:
         raise PbmError("that code is not one waiting for this address: a code works only from the address it "
                        "was mailed to, once, for 7 days (the account owner can ask for a new one by adding "

@@ -21,7 +21,7 @@ from pbm.domain.boards import (
 from pbm.domain.context import Context
 from pbm.domain.digests import by_urgency
 from pbm.domain.refusals import IllegalMoveReplyError, PbmError
-from pbm.domain.store import Row
+from pbm.domain.store.records import BoardRecord, User
 from pbm.domain.turns import (
     Turn,
     answer,
@@ -55,7 +55,7 @@ def challenge(req: Request) -> list[Reply]:
     ctx, game_name = req.ctx, req.game
     author = None
     if a.password is not None:
-        author = challenges.challenger(ctx, (a.white, a.black), a.password)["userid"]
+        author = challenges.challenger(ctx, (a.white, a.black), a.password).userid
     white, black = live_user(ctx, a.white), live_user(ctx, a.black)
     level = computer.check_challenge(ctx, white, black, a.level, a.password is not None)
     challenges.check_players(ctx, game_name, white, black)
@@ -65,11 +65,11 @@ def challenge(req: Request) -> list[Reply]:
         to = [*game_addresses(req.store, white), *game_addresses(req.store, black)]
         sent = postage.to_others(ctx, None, to)
         return [Reply("replies/invitation.txt", tuple(dict.fromkeys([*sent.to, req.sender])), {
-            "title": get_variant(game_name).title, "game": game_name, "white": white["userid"],
-            "black": black["userid"], "sender": req.sender, "options": _options(req),
+            "title": get_variant(game_name).title, "game": game_name, "white": white.userid,
+            "black": black.userid, "sender": req.sender, "options": _options(req),
         }, kind="others")]
     rated = a.rated and (level is None or ctx.config.computer.rated == "apart")
-    other = black if white["userid"] == author else white
+    other = black if white.userid == author else white
     challenged = consent.waits_for(ctx, other, level)
     number = new_board(ctx, game_name, white, black, nag_days=a.nag_days, forfeit_days=a.forfeit_days,
                        total_days=a.total_days, rated=rated, ending=a.ending, points=a.points, level=level,
@@ -99,7 +99,7 @@ def move(req: Request) -> list[Reply]:
         position, played = trial(game, tile_text(game, written))
         submit(req.ctx, game, user, played)
         view = board_view(req.ctx, game, position=position, viewer=user, trial=True)
-        return [req.to_sender("replies/submitted.txt", view=view, move=played, userid=user["userid"])]
+        return [req.to_sender("replies/submitted.txt", view=view, move=played, userid=user.userid)]
     return play_written(req.ctx, req.sender, game, user, written, req.comment)
 
 
@@ -109,7 +109,7 @@ def tile_text(game: Game, written: WrittenMove) -> str:
     return luck.resolve(game, written) if luck.current_draw(game) is not None else str(written.notation)
 
 
-def play_written(ctx: Context, sender: str, game: Game, user: Row, written: WrittenMove, comment: str) -> list[Reply]:
+def play_written(ctx: Context, sender: str, game: Game, user: User, written: WrittenMove, comment: str) -> list[Reply]:
     """A player's move on an active board, or one of the move words: what
     ``move`` does, and a reply to a board mail."""
     turn = Turn()
@@ -136,10 +136,10 @@ def confirm_move(req: Request) -> list[Reply]:
     return turn_mails(req.ctx, game, turn, req.comment, user)
 
 
-def _resign(ctx: Context, sender: str, game: Game, user: Row, turn: Turn, comment: str) -> list[Reply]:
+def _resign(ctx: Context, sender: str, game: Game, user: User, turn: Turn, comment: str) -> list[Reply]:
     if resign_or_queue(ctx, game, user, turn):
         view = board_view(ctx, game, viewer=user)
-        return [Reply("replies/queued.txt", (sender,), {"view": view, "line": "resign", "userid": user["userid"]})]
+        return [Reply("replies/queued.txt", (sender,), {"view": view, "line": "resign", "userid": user.userid})]
     return turn_mails(ctx, game, turn, comment, user)
 
 
@@ -162,7 +162,7 @@ def queue_moves(req: Request) -> list[Reply]:
     if queue(req.ctx, game, user, words, turn):
         return turn_mails(req.ctx, game, turn, req.comment, user)
     view = board_view(req.ctx, game, viewer=user)
-    return [req.to_sender("replies/queued.txt", view=view, line=" ".join(words), userid=user["userid"])]
+    return [req.to_sender("replies/queued.txt", view=view, line=" ".join(words), userid=user.userid)]
 
 
 def chat(req: Request) -> list[Reply]:
@@ -170,10 +170,10 @@ def chat(req: Request) -> list[Reply]:
     a = req.args
     game, user = member_game(req.ctx, a.board, a.userid, a.password, req.game)
     everyone = watchers(req.ctx, game, results_only=False)
-    sent = postage.to_others(req.ctx, user["id"], everyone)  # counted like any mail to others
+    sent = postage.to_others(req.ctx, user.id, everyone)  # counted like any mail to others
     to = tuple(x for x in everyone if x in sent.to or x.lower() == req.sender.lower())
     return [Reply("replies/chat.txt", to,
-                  {"view": board_view(req.ctx, game), "from": user["userid"], "comment": req.comment},
+                  {"view": board_view(req.ctx, game), "from": user.userid, "comment": req.comment},
                   kind="others"),
             *chat_answer(req.ctx, req.sender, game.number)]
 
@@ -189,12 +189,12 @@ def show(req: Request) -> list[Reply]:
         views.append(board_view(ctx, game, position=position, observers=True))
     users = [live_user(ctx, u) for u in a.userids]
     rows = selected(ctx, req.game, users, a.selection, "active") if users else []
-    return [_show(req, views, rows, [u["userid"] for u in users], get_variant(req.game).title,
+    return [_show(req, views, rows, [u.userid for u in users], get_variant(req.game).title,
                   named=len(a.boards))]
 
 
-def _show(req: Request, views: list[dict[str, Any]], rows: list[Row], userids: list[str], title: str,
-          viewer: Row | None = None, named: int | None = None) -> Reply:
+def _show(req: Request, views: list[dict[str, Any]], rows: list[BoardRecord], userids: list[str], title: str,
+          viewer: User | None = None, named: int | None = None) -> Reply:
     """The show reply: the boards named (``named`` of them asked for, when
     more than ``views``), then those selected, at most ``[limits]
     boards_per_show`` of them drawn."""
@@ -219,14 +219,14 @@ def showas(req: Request) -> list[Reply]:
         views.append(board_view(ctx, game, position=position, viewer=user if game.colour_of(user) else None,
                                 observers=True))
     rows = [] if a.boards else selected(ctx, req.game, [user], a.selection, "active")
-    return [_show(req, views, rows, [user["userid"]], get_variant(req.game).title, viewer=user,
+    return [_show(req, views, rows, [user.userid], get_variant(req.game).title, viewer=user,
                   named=len(a.boards))]
 
 
 def all_show(req: Request) -> list[Reply]:
     a = req.args
     user = live_user(req.ctx, a.userid)
-    return [_show(req, [], selected(req.ctx, None, [user], a.selection, "active"), [user["userid"]], "All")]
+    return [_show(req, [], selected(req.ctx, None, [user], a.selection, "active"), [user.userid], "All")]
 
 
 def games_table(req: Request) -> list[Reply]:
@@ -236,7 +236,7 @@ def games_table(req: Request) -> list[Reply]:
     users, unknown = [], []
     for userid in a.userids:
         row = req.store.find_user(userid.key)
-        if row is None or row["deleted_at"] is not None:
+        if row is None or row.deleted_at is not None:
             unknown.append(str(userid))
         else:
             users.append(row)
@@ -247,7 +247,7 @@ def games_table(req: Request) -> list[Reply]:
     rows = [row_view(req.store, row) for row in found[:most]]
     return [req.to_sender("replies/games.txt", rows=rows, title=get_variant(req.game).title,
                           selection=a.selection or "all", left_out=len(found) - len(rows),
-                          userids=[u["userid"] for u in users], unknown=unknown)]
+                          userids=[u.userid for u in users], unknown=unknown)]
 
 
 def preview(req: Request) -> list[Reply]:
@@ -284,14 +284,14 @@ def subscribe(req: Request) -> list[Reply]:
     if board is not None:
         board = load_game(ctx, board, game=req.game).number
     if req.command.name == "subscribe":
-        req.store.add_watch(user["id"], req.game, board, "subscribe")
+        req.store.add_watch(user.id, req.game, board, "subscribe")
         if board is None:
             for row in req.store.boards_of_game(req.game):
-                if row["status"] == "active":
-                    req.store.add_watch(user["id"], req.game, row["number"], "subscribe")
+                if row.status == "active":
+                    req.store.add_watch(user.id, req.game, row.number, "subscribe")
     else:
-        req.store.remove_watch(user["id"], req.game, board)
-    return [req.to_sender("replies/subscribed.txt", userid=user["userid"], board=board,
+        req.store.remove_watch(user.id, req.game, board)
+    return [req.to_sender("replies/subscribed.txt", userid=user.userid, board=board,
                           on=req.command.name == "subscribe", title=get_variant(req.game).title)]
 
 
@@ -300,10 +300,10 @@ def notify(req: Request) -> list[Reply]:
     user = login(req.ctx, a.userid, a.password)
     boards = [load_game(req.ctx, b, game=req.game).number for b in a.boards]
     for number in boards:
-        req.store.add_watch(user["id"], req.game, number, "notify")
+        req.store.add_watch(user.id, req.game, number, "notify")
     if not boards:
-        req.store.add_watch(user["id"], req.game, None, "notify")
-    return [req.to_sender("replies/notify.txt", userid=user["userid"], boards=boards,
+        req.store.add_watch(user.id, req.game, None, "notify")
+    return [req.to_sender("replies/notify.txt", userid=user.userid, boards=boards,
                           title=get_variant(req.game).title)]
 
 
@@ -312,8 +312,8 @@ def accept_challenges(req: Request) -> list[Reply]:
     a = req.args
     user = login(req.ctx, a.userid, a.password)
     accepting = req.command.name == "accept"
-    req.store.set_preference(user["id"], req.game, accepting=int(accepting))
-    return [req.to_sender("replies/preference.txt", userid=user["userid"], title=get_variant(req.game).title,
+    req.store.set_preference(user.id, req.game, accepting=int(accepting))
+    return [req.to_sender("replies/preference.txt", userid=user.userid, title=get_variant(req.game).title,
                           setting="accepting", value=accepting)]
 
 
@@ -324,8 +324,8 @@ def limit_or_seek(req: Request) -> list[Reply]:
     value = a.limit if name == "limit" else a.opponents
     column = "game_limit" if name == "limit" else "seeking"
     if value is not None:
-        req.store.set_preference(user["id"], req.game, **{column: value})
-    pref = req.store.preference(user["id"], req.game)
-    return [req.to_sender("replies/preference.txt", userid=user["userid"], title=get_variant(req.game).title,
-                          setting=name, value=pref[column],
-                          active=req.store.count_active(user["id"], req.game))]
+        req.store.set_preference(user.id, req.game, **{column: value})
+    pref = req.store.preference(user.id, req.game)
+    return [req.to_sender("replies/preference.txt", userid=user.userid, title=get_variant(req.game).title,
+                          setting=name, value=getattr(pref, column),
+                          active=req.store.count_active(user.id, req.game))]

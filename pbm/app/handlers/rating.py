@@ -13,32 +13,32 @@ from ..request import Reply, Request
 
 def standings(req: Request) -> list[Reply]:
     store, game = req.store, req.game
-    rated = {r["user_id"]: r for r in store.ratings_of_game(game)}
+    rated = {r.user_id: r for r in store.ratings_of_game(game)}
     active = store.active_players(game)
     prefs = store.preferences_of_game(game)
     default_limit = req.config.games.default_limit
-    users = {u["id"]: u for u in store.all_users()}
+    users = {u.id: u for u in store.all_users()}
     horizon = req.now - req.config.games.inactive_days * DAY
     sections: dict[str, list[dict[str, Any]]] = {"established": [], "provisional": [], "inactive": []}
     for uid, user in users.items():
-        if user["computer"]:  # rated apart: its opponents' results are below
+        if user.computer:  # rated apart: its opponents' results are below
             continue
         r = rated.get(uid)
-        pref = prefs.get(uid, {})
-        seeking = pref.get("seeking") or 0
+        pref = prefs.get(uid)
+        seeking = pref.seeking if pref is not None else 0
         if r is None and not active.get(uid) and not seeking:
             continue  # never played this game type and not looking for a game
-        entry = {
-            "userid": user["userid"],
-            "rating": round(r["rating"]) if r else round(START),
-            "exact": r["rating"] if r else START,
-            "games": r["games"] if r else 0,
-            "wins": r["wins"] if r else 0, "losses": r["losses"] if r else 0, "draws": r["draws"] if r else 0,
+        entry: dict[str, Any] = {
+            "userid": user.userid,
+            "rating": round(r.rating) if r else round(START),
+            "exact": r.rating if r else START,
+            "games": r.games if r else 0,
+            "wins": r.wins if r else 0, "losses": r.losses if r else 0, "draws": r.draws if r else 0,
             "active": active.get(uid, 0),
-            "limit": pref.get("game_limit") or default_limit or None,
+            "limit": (pref.game_limit if pref is not None else None) or default_limit or None,
             "seeking": seeking,
         }
-        recent = r is not None and r["last_game_at"] and when(r["last_game_at"]) >= horizon
+        recent = r is not None and r.last_game_at is not None and when(r.last_game_at) >= horizon
         if not entry["active"] and not seeking and not recent:
             sections["inactive"].append(entry)
         elif entry["games"] >= ESTABLISHED_AFTER:
@@ -47,8 +47,8 @@ def standings(req: Request) -> list[Reply]:
             sections["provisional"].append(entry)
     for entries in sections.values():
         entries.sort(key=lambda e: (-e["exact"], e["userid"].casefold()))
-    versus = [{"userid": r["userid"], "rating": round(r["rating"]), "games": r["games"],
-               "wld": f"{r['wins']}-{r['losses']}-{r['draws']}"} for r in store.computer_ratings_of_game(game)]
+    versus = [{"userid": r.userid, "rating": round(r.rating), "games": r.games,
+               "wld": f"{r.wins}-{r.losses}-{r.draws}"} for r in store.computer_ratings_of_game(game)]
     return [req.to_sender("replies/standings.txt", title=get_variant(game).title, game=game,
                           sections=sections, established_after=ESTABLISHED_AFTER, versus_computer=versus,
                           inactive_days=req.config.games.inactive_days, now=shown(req.now))]
@@ -58,9 +58,9 @@ def history(req: Request) -> list[Reply]:
     lines = []
     for row in req.store.rated_games(req.game):
         lines.append({
-            "number": row["number"], "ended": (row["finished_at"] or row["updated_at"])[:10],
-            "white": row["white_userid"], "black": row["black_userid"],
-            "winner": row["winner"], "reason": row["reason"], "ply": row["ply"],
+            "number": row.number, "ended": (row.finished_at or row.updated_at)[:10],
+            "white": row.white_userid, "black": row.black_userid,
+            "winner": row.winner, "reason": row.reason, "ply": row.ply,
             "ratings": rating_changes(row),
         })
     return [req.to_sender("replies/history.txt", title=get_variant(req.game).title, game=req.game,

@@ -48,15 +48,15 @@ def act(ctx: Context, sender: str, target: ReplyTarget, line: ReplyLine, comment
     require_active(game)
     replies = play_written(ctx, sender, game, target.user, line.move, comment)
     if game.board.ply != target.boards[game.number]:
-        ctx.store.use_reply_token(target.token["id"], line.text, ctx.now)
+        ctx.store.use_reply_token(target.token.id, line.text, ctx.now)
         if target.digest:
-            ctx.store.use_digest_board(target.token["id"], game.number, line.text)
+            ctx.store.use_digest_board(target.token.id, game.number, line.text)
     return replies
 
 
 def check_used(target: ReplyTarget, line: ReplyLine) -> None:
     """A token that played a move cannot play another."""
-    used = target.token["used_for"]
+    used = target.token.used_for
     if used is not None and not target.digest and used != line.text:
         raise ReplyRefusedError(f"the mail you answered has been answered already, with {used}; "
                                 f"answer the latest board mail instead")

@@ -10,7 +10,7 @@ from pbm.domain.accounts import account_addresses, game_addresses, live_user, lo
 from pbm.domain.boards import load_game
 from pbm.domain.refusals import TournamentError
 from pbm.domain.results import conclude, forfeit
-from pbm.domain.store import Row
+from pbm.domain.store.records import User
 from pbm.domain.tournaments import Progress, as_director, load_event, reload
 from pbm.trax import get_variant
 
@@ -19,7 +19,7 @@ from ..request import Reply, Request
 from ..views import event_context, heading
 
 
-def _director(req: Request) -> tuple[tournaments.Event, Row]:
+def _director(req: Request) -> tuple[tournaments.Event, User]:
     a = req.args
     return as_director(req.ctx, a.userid, a.password, a.name, req.game)
 
@@ -41,11 +41,11 @@ def join_or_leave(req: Request) -> list[Reply]:
     user = login(req.ctx, a.userid, a.password)
     joining = req.command.name == "tournament join"
     event = tournaments.enter(req.ctx, load_event(req.ctx, a.name, req.game), user, joining=joining)
-    context = {**event_context(req.store, event), "userid": user["userid"], "joined": joining}
+    context = {**event_context(req.store, event), "userid": user.userid, "joined": joining}
     mails = [Reply("replies/tournament-entry.txt", account_addresses(req.store, user, req.sender),
                    {**context, "to_director": False})]
-    director = req.store.user_by_id(event.row["director_id"])
-    if director["id"] != user["id"]:  # the director hears of every entry and every leaving
+    director = req.store.user_by_id(event.row.director_id)
+    if director.id != user.id:  # the director hears of every entry and every leaving
         mails.append(Reply("replies/tournament-entry.txt", game_addresses(req.store, director),
                            {**context, "to_director": True}))
     return mails
@@ -64,7 +64,7 @@ def show(req: Request) -> list[Reply]:
 def list_tournaments(req: Request) -> list[Reply]:
     groups: dict[str, list[dict[str, Any]]] = {"open": [], "running": [], "finished": []}
     for row in req.store.tournaments_of_game(req.game):
-        groups[row["status"]].append(heading(reload(req.ctx, row["id"])))
+        groups[row.status].append(heading(reload(req.ctx, row.id)))
     return [req.to_sender("replies/tournament-list.txt", title=get_variant(req.game).title, game=req.game,
                           groups=groups)]
 
@@ -75,11 +75,11 @@ def add(req: Request) -> list[Reply]:
     ctx = req.ctx
     event, director = _director(req)
     player = live_user(ctx, req.args.player)
-    if not player["computer"]:
+    if not player.computer:
         raise TournamentError(f"only the server's computer player can be entered by the director; "
-                              f"{player['userid']} joins with their own password")
+                              f"{player.userid} joins with their own password")
     event = tournaments.enter(ctx, event, player, joining=True)
-    context = {**event_context(req.store, event), "userid": player["userid"], "joined": True}
+    context = {**event_context(req.store, event), "userid": player.userid, "joined": True}
     return [Reply("replies/tournament-entry.txt", account_addresses(req.store, director, req.sender),
                   {**context, "to_director": True})]
 
@@ -95,14 +95,14 @@ def withdraw(req: Request) -> list[Reply]:
         game = load_game(ctx, number)
         if game.active:
             progress += forfeit(ctx, game, player)
-            mails.append(board_mail(ctx, game, events=[{"kind": "withdrawn", "player": player["userid"],
+            mails.append(board_mail(ctx, game, events=[{"kind": "withdrawn", "player": player.userid,
                                                         "tournament": event.name}]))
     news = tournament_news(ctx, progress)
     event = reload(ctx, event.id)
-    context = {**event_context(req.store, event), "player": player["userid"]}
+    context = {**event_context(req.store, event), "player": player.userid}
     forfeited = len(mails)
     mails.insert(0, req.to_sender("replies/tournament-withdrawn.txt", **context, forfeited=forfeited))
-    if player["id"] != event.row["director_id"]:
+    if player.id != event.row.director_id:
         mails.append(Reply("replies/tournament-withdrawn.txt", game_addresses(req.store, player),
                            {**context, "forfeited": forfeited}))
     return [*mails, *news]
@@ -115,7 +115,7 @@ def result(req: Request) -> list[Reply]:
     game = load_game(req.ctx, a.board)
     tournaments.check_adjudication(req.ctx, event, game, a.board)
     progress = conclude(req.ctx, game, None if a.result == "draw" else a.result, "adjudicated")
-    return [board_mail(req.ctx, game, events=[{"kind": "adjudicated", "player": user["userid"]}]),
+    return [board_mail(req.ctx, game, events=[{"kind": "adjudicated", "player": user.userid}]),
             *tournament_news(req.ctx, progress)]
 
 
@@ -129,4 +129,4 @@ def announce(req: Request) -> list[Reply]:
     if not req.comment.strip():
         raise TournamentError("the announcement goes in the body of the mail, and the body is empty")
     return [Reply("replies/tournament-announce.txt", event_addresses(req.ctx, event),
-                  {"event": event.name, "from": user["userid"], "comment": req.comment})]
+                  {"event": event.name, "from": user.userid, "comment": req.comment})]

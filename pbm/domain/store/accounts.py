@@ -3,46 +3,48 @@ login state and one-time codes, vacations and broadcasts."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
 from ..times import stamp
-from .connection import Row, StoreBase
+from .connection import StoreBase
+from .records import Address, Code, LoginFailures, Preference, User, Vacation
 
-DEFAULT_PREFERENCE = {"accepting": 1, "game_limit": None, "seeking": 0}
+DEFAULT_PREFERENCE: dict[str, Any] = {"accepting": True, "game_limit": None, "seeking": 0}
 
 
 class AccountTables(StoreBase):
     # ------------------------------------------------------------------
     # users and addresses
 
-    def find_user(self, key: str) -> Row | None:
+    def find_user(self, key: str) -> User | None:
         """The account whose case-folded userid is ``key`` (deleted ones too)."""
-        return self._one("SELECT * FROM users WHERE key = ?", (key,))
+        return self._one_as(User, "SELECT * FROM users WHERE key = ?", (key,))
 
-    def user_by_id(self, user_id: int) -> Row:
-        row = self._one("SELECT * FROM users WHERE id = ?", (user_id,))
-        assert row is not None, user_id
-        return row
+    def user_by_id(self, user_id: int) -> User:
+        user = self._one_as(User, "SELECT * FROM users WHERE id = ?", (user_id,))
+        assert user is not None, user_id
+        return user
 
     def create_user(self, userid: str, key: str, password_hash: str, addresses: list[str], now: datetime,
-                    confirmed: Iterable[str] = ()) -> Row:
+                    confirmed: Iterable[str] = ()) -> User:
         user_id = self._insert("users", {"userid": userid, "key": key, "password_hash": password_hash,
                                          "created_at": stamp(now)})
         self.replace_addresses(user_id, addresses, confirmed)
         return self.user_by_id(user_id)
 
-    def all_users(self) -> list[Row]:
+    def all_users(self) -> list[User]:
         """Every account that is not deleted."""
-        return self._all("SELECT * FROM users WHERE deleted_at IS NULL ORDER BY key")
+        return self._all_as(User, "SELECT * FROM users WHERE deleted_at IS NULL ORDER BY key")
 
     def addresses_of(self, user_id: int) -> list[str]:
         rows = self._all("SELECT address FROM addresses WHERE user_id = ? ORDER BY position", (user_id,))
         return [r["address"] for r in rows]
 
-    def address_rows(self, user_id: int) -> list[Row]:
-        return self._all("SELECT * FROM addresses WHERE user_id = ? ORDER BY position", (user_id,))
+    def address_rows(self, user_id: int) -> list[Address]:
+        return self._all_as(Address, "SELECT * FROM addresses WHERE user_id = ? ORDER BY position", (user_id,))
 
     def confirmed_addresses(self, user_id: int) -> list[str]:
         key = ("confirmed", user_id)
@@ -89,9 +91,10 @@ class AccountTables(StoreBase):
     def set_open_challenges(self, user_id: int, on: bool) -> None:
         self._update("users", "id", user_id, {"open_challenges": int(on)})
 
-    def users_with_address(self, address: str) -> list[Row]:
+    def users_with_address(self, address: str) -> list[User]:
         """The accounts that have ``address`` (any case), confirmed or not."""
-        return self._all(
+        return self._all_as(
+            User,
             "SELECT DISTINCT u.* FROM users u JOIN addresses a ON a.user_id = u.id WHERE lower(a.address) = lower(?)",
             (address,),
         )
@@ -123,12 +126,14 @@ class AccountTables(StoreBase):
     # ------------------------------------------------------------------
     # login state and one-time codes
 
-    def login_failures(self, sender: str, user_id: int) -> Row | None:
+    def login_failures(self, sender: str, user_id: int) -> LoginFailures | None:
         """The wrong passwords in a row from ``sender`` for the user, and the block they earned."""
-        return self._one("SELECT * FROM login_failures WHERE sender = ? AND user_id = ?", (sender.lower(), user_id))
+        return self._one_as(LoginFailures, "SELECT * FROM login_failures WHERE sender = ? AND user_id = ?",
+                            (sender.lower(), user_id))
 
-    def login_failures_of(self, user_id: int) -> list[Row]:
-        return self._all("SELECT * FROM login_failures WHERE user_id = ? ORDER BY sender", (user_id,))
+    def login_failures_of(self, user_id: int) -> list[LoginFailures]:
+        return self._all_as(LoginFailures, "SELECT * FROM login_failures WHERE user_id = ? ORDER BY sender",
+                            (user_id,))
 
     def record_login_failure(self, sender: str, user_id: int, blocked_until: datetime | None) -> int:
         """One more wrong password from ``sender`` for the user; the count in a row after it."""
@@ -141,7 +146,7 @@ class AccountTables(StoreBase):
             self.block_login(sender, user_id, blocked_until)
         row = self.login_failures(sender, user_id)
         assert row is not None
-        return int(row["failures"])
+        return row.failures
 
     def block_login(self, sender: str, user_id: int, until: datetime) -> None:
         self._run("UPDATE login_failures SET blocked_until = ? WHERE sender = ? AND user_id = ?",
@@ -170,12 +175,12 @@ class AccountTables(StoreBase):
         return self._insert("codes", {"user_id": user_id, "kind": kind, "address": address, "code_hash": code_hash,
                                       "created_at": stamp(now), "expires_at": stamp(expires)})
 
-    def live_codes(self, kind: str, now: datetime, user_id: int | None = None) -> list[Row]:
+    def live_codes(self, kind: str, now: datetime, user_id: int | None = None) -> list[Code]:
         if user_id is None:
-            return self._all("SELECT * FROM codes WHERE kind = ? AND used_at IS NULL AND expires_at > ? ORDER BY id",
-                             (kind, stamp(now)))
-        return self._all("SELECT * FROM codes WHERE kind = ? AND used_at IS NULL AND expires_at > ? "
-                         "AND user_id = ? ORDER BY id", (kind, stamp(now), user_id))
+            return self._all_as(Code, "SELECT * FROM codes WHERE kind = ? AND used_at IS NULL AND expires_at > ? "
+                                "ORDER BY id", (kind, stamp(now)))
+        return self._all_as(Code, "SELECT * FROM codes WHERE kind = ? AND used_at IS NULL AND expires_at > ? "
+                            "AND user_id = ? ORDER BY id", (kind, stamp(now), user_id))
 
     def use_code(self, code_id: int, now: datetime) -> None:
         self._update("codes", "id", code_id, {"used_at": stamp(now)})
@@ -183,23 +188,22 @@ class AccountTables(StoreBase):
     # ------------------------------------------------------------------
     # per-game preferences
 
-    def preference(self, user_id: int, game: str) -> Row:
-        row = self._one("SELECT * FROM preferences WHERE user_id = ? AND game = ?", (user_id, game))
-        return row or {"user_id": user_id, "game": game, **DEFAULT_PREFERENCE}
+    def preference(self, user_id: int, game: str) -> Preference:
+        found = self._one_as(Preference, "SELECT * FROM preferences WHERE user_id = ? AND game = ?", (user_id, game))
+        return found or Preference(user_id, game, **DEFAULT_PREFERENCE)
 
     def set_preference(self, user_id: int, game: str, **values: Any) -> None:
-        row = self.preference(user_id, game)
-        row.update(values)
+        row = dataclasses.asdict(dataclasses.replace(self.preference(user_id, game), **values))
         self._upsert("preferences", row, pk=("user_id", "game"))
 
-    def preferences_of_game(self, game: str) -> dict[int, Row]:
-        return {r["user_id"]: r for r in self._all("SELECT * FROM preferences WHERE game = ?", (game,))}
+    def preferences_of_game(self, game: str) -> dict[int, Preference]:
+        return {r.user_id: r for r in self._all_as(Preference, "SELECT * FROM preferences WHERE game = ?", (game,))}
 
     # ------------------------------------------------------------------
     # vacations and broadcasts
 
-    def vacations_of(self, user_id: int) -> list[Row]:
-        return self._all("SELECT * FROM vacations WHERE user_id = ? ORDER BY starts_at", (user_id,))
+    def vacations_of(self, user_id: int) -> list[Vacation]:
+        return self._all_as(Vacation, "SELECT * FROM vacations WHERE user_id = ? ORDER BY starts_at", (user_id,))
 
     def add_vacation(self, user_id: int, starts: datetime, ends: datetime) -> int:
         return self._insert("vacations", {"user_id": user_id, "starts_at": stamp(starts), "ends_at": stamp(ends)})

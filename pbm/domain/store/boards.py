@@ -7,7 +7,8 @@ from datetime import datetime
 from typing import Any
 
 from ..times import stamp
-from .connection import Row, StoreBase
+from .connection import StoreBase
+from .records import BoardListing, BoardRecord, MoveRecord, Rating, RatingEntry, Submitted, Watcher
 
 # the column of a player's tally that a result adds one to
 _TALLY = {
@@ -33,12 +34,12 @@ class BoardTables(StoreBase):
         return self._count("SELECT COUNT(*) FROM boards WHERE challenged_id = ? AND accepted_at IS NULL "
                            "AND status = 'active'", (user_id,))
 
-    def board(self, number: int) -> Row | None:
-        return self._one("SELECT * FROM boards WHERE number = ?", (number,))
+    def board(self, number: int) -> BoardRecord | None:
+        return self._one_as(BoardRecord, "SELECT * FROM boards WHERE number = ?", (number,))
 
-    def board_by_label(self, label: str) -> Row | None:
+    def board_by_label(self, label: str) -> BoardRecord | None:
         """A tournament board by its name (any case)."""
-        return self._one("SELECT * FROM boards WHERE lower(label) = lower(?)", (label,))
+        return self._one_as(BoardRecord, "SELECT * FROM boards WHERE lower(label) = lower(?)", (label,))
 
     def board_label(self, number: int) -> str | None:
         """A tournament board's name."""
@@ -48,7 +49,7 @@ class BoardTables(StoreBase):
     def update_board(self, number: int, **fields: Any) -> None:
         self._update("boards", "number", number, fields)
 
-    def boards_of(self, user_ids: list[int], game: str | None = None) -> list[Row]:
+    def boards_of(self, user_ids: list[int], game: str | None = None) -> list[BoardRecord]:
         """Boards where any of these users plays, oldest first."""
         if not user_ids:
             return []
@@ -58,28 +59,28 @@ class BoardTables(StoreBase):
         if game is not None:
             sql += " AND game = ?"
             params.append(game)
-        return self._all(sql + " ORDER BY number", tuple(params))
+        return self._all_as(BoardRecord, sql + " ORDER BY number", tuple(params))
 
-    def boards_of_game(self, game: str) -> list[Row]:
-        return self._all("SELECT * FROM boards WHERE game = ? ORDER BY number", (game,))
+    def boards_of_game(self, game: str) -> list[BoardRecord]:
+        return self._all_as(BoardRecord, "SELECT * FROM boards WHERE game = ? ORDER BY number", (game,))
 
-    def active_boards(self) -> list[Row]:
-        return self._all("SELECT * FROM boards WHERE status = 'active' ORDER BY number")
+    def active_boards(self) -> list[BoardRecord]:
+        return self._all_as(BoardRecord, "SELECT * FROM boards WHERE status = 'active' ORDER BY number")
 
-    def recent_boards(self, limit: int) -> list[Row]:
+    def recent_boards(self, limit: int) -> list[BoardListing]:
         """The boards changed last (a move, a result), newest first, with
         their players' userids (``white_userid``, ``black_userid``)."""
-        return self._all(
-            "SELECT b.*, w.userid AS white_userid, k.userid AS black_userid FROM boards b "
+        return self._all_as(
+            BoardListing, "SELECT b.*, w.userid AS white_userid, k.userid AS black_userid FROM boards b "
             "JOIN users w ON w.id = b.white_id JOIN users k ON k.id = b.black_id "
             "ORDER BY b.updated_at DESC, b.number DESC LIMIT ?",
             (limit,),
         )
 
-    def player_boards(self, user_id: int) -> list[Row]:
+    def player_boards(self, user_id: int) -> list[BoardListing]:
         """Every board a user plays, with both players' userids, newest first."""
-        return self._all(
-            "SELECT b.*, w.userid AS white_userid, k.userid AS black_userid FROM boards b "
+        return self._all_as(
+            BoardListing, "SELECT b.*, w.userid AS white_userid, k.userid AS black_userid FROM boards b "
             "JOIN users w ON w.id = b.white_id JOIN users k ON k.id = b.black_id "
             "WHERE b.white_id = ? OR b.black_id = ? ORDER BY b.number DESC",
             (user_id, user_id),
@@ -122,8 +123,8 @@ class BoardTables(StoreBase):
     def delete_moves_from(self, board: int, ply: int) -> None:
         self._run("DELETE FROM moves WHERE board = ? AND ply >= ?", (board, ply))
 
-    def moves_of(self, board: int) -> list[Row]:
-        return self._all("SELECT * FROM moves WHERE board = ? ORDER BY ply", (board,))
+    def moves_of(self, board: int) -> list[MoveRecord]:
+        return self._all_as(MoveRecord, "SELECT * FROM moves WHERE board = ? ORDER BY ply", (board,))
 
     # ------------------------------------------------------------------
     # queued and submitted moves
@@ -137,8 +138,8 @@ class BoardTables(StoreBase):
         if line:
             self._run("INSERT INTO queued (board, user_id, line) VALUES (?, ?, ?)", (board, user_id, line))
 
-    def submitted(self, board: int, user_id: int) -> Row | None:
-        return self._one("SELECT * FROM submitted WHERE board = ? AND user_id = ?", (board, user_id))
+    def submitted(self, board: int, user_id: int) -> Submitted | None:
+        return self._one_as(Submitted, "SELECT * FROM submitted WHERE board = ? AND user_id = ?", (board, user_id))
 
     def set_submitted(self, board: int, user_id: int, move: str | None, ply: int = 0) -> None:
         self._run("DELETE FROM submitted WHERE board = ? AND user_id = ?", (board, user_id))
@@ -167,21 +168,21 @@ class BoardTables(StoreBase):
         )
         return cur.rowcount
 
-    def watchers_of(self, board: int, game: str) -> list[Row]:
+    def watchers_of(self, board: int, game: str) -> list[Watcher]:
         """Observers of a board: subscribed to it, or to every board of its game."""
-        return self._all(
-            "SELECT DISTINCT user_id, kind FROM watchers WHERE game = ? AND (board = ? OR board IS NULL)",
+        return self._all_as(
+            Watcher, "SELECT DISTINCT user_id, kind FROM watchers WHERE game = ? AND (board = ? OR board IS NULL)",
             (game, board),
         )
 
-    def auto_subscriptions(self, game: str) -> list[Row]:
-        return self._all("SELECT user_id, kind FROM watchers WHERE game = ? AND board IS NULL", (game,))
+    def auto_subscriptions(self, game: str) -> list[Watcher]:
+        return self._all_as(Watcher, "SELECT user_id, kind FROM watchers WHERE game = ? AND board IS NULL", (game,))
 
     # ------------------------------------------------------------------
     # ratings
 
-    def rating(self, user_id: int, game: str) -> Row | None:
-        return self._one("SELECT * FROM ratings WHERE user_id = ? AND game = ?", (user_id, game))
+    def rating(self, user_id: int, game: str) -> Rating | None:
+        return self._one_as(Rating, "SELECT * FROM ratings WHERE user_id = ? AND game = ?", (user_id, game))
 
     def save_rating(self, user_id: int, game: str, rating: float, result: str, now: datetime) -> None:
         """Store a new rating after a game whose ``result`` (win, loss, draw)
@@ -192,19 +193,18 @@ class BoardTables(StoreBase):
         )
         self._run(_TALLY[result], (rating, stamp(now), user_id, game))
 
-    def ratings_of_game(self, game: str) -> list[Row]:
+    def ratings_of_game(self, game: str) -> list[RatingEntry]:
         """Rated players of a game type with their userids (deleted ones left out)."""
-        return self._all(
-            "SELECT r.*, u.userid, u.key FROM ratings r JOIN users u ON u.id = r.user_id "
+        return self._all_as(
+            RatingEntry, "SELECT r.*, u.userid, u.key FROM ratings r JOIN users u ON u.id = r.user_id "
             "WHERE r.game = ? AND u.deleted_at IS NULL",
             (game,),
         )
 
-    def rated_games(self, game: str) -> list[Row]:
+    def rated_games(self, game: str) -> list[BoardListing]:
         """Finished rated games of a game type, in the order they ended."""
-        return self._all(
-            "SELECT b.*, w.userid AS white_userid, k.userid AS black_userid, "
-            "(SELECT COUNT(*) FROM moves m WHERE m.board = b.number) AS ply "
+        return self._all_as(
+            BoardListing, "SELECT b.*, w.userid AS white_userid, k.userid AS black_userid "
             "FROM boards b JOIN users w ON w.id = b.white_id JOIN users k ON k.id = b.black_id "
             "WHERE b.game = ? AND b.status = 'finished' AND b.white_after IS NOT NULL "
             "ORDER BY b.finished_at, b.number",

@@ -32,6 +32,7 @@ from sqlite_utils import Database
 from sqlite_utils.utils import dedupe_keys
 
 from .migrations import MIGRATIONS
+from .records import R, record
 
 Row = dict[str, Any]
 
@@ -236,6 +237,15 @@ class StoreBase:
         cur = self.db.conn.execute(sql, params)
         keys = _keys(cur)
         return [dict(zip(keys, row)) for row in cur]
+
+    def _one_as(self, cls: type[R], sql: str, params: tuple[Any, ...] | Mapping[str, Any] = ()) -> R | None:
+        """One row as a record of ``cls`` (:mod:`.records`), or None."""
+        row = self._one(sql, params)
+        return None if row is None else record(cls, row)
+
+    def _all_as(self, cls: type[R], sql: str, params: tuple[Any, ...] | Mapping[str, Any] = ()) -> list[R]:
+        """The rows as records of ``cls``."""
+        return [record(cls, row) for row in self._all(sql, params)]
 
     def _count(self, sql: str, params: tuple[Any, ...] = ()) -> int:
         return int(self.db.conn.execute(sql, params).fetchone()[0])

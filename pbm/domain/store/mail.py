@@ -7,7 +7,8 @@ from datetime import datetime
 from typing import Any
 
 from ..times import stamp
-from .connection import Row, StoreBase
+from .connection import StoreBase
+from .records import FailedMail, FailedMailEntry, QueuedReply, SenderDay
 
 
 class MailTables(StoreBase):
@@ -33,13 +34,15 @@ class MailTables(StoreBase):
         assert rowid is not None
         return rowid
 
-    def unsent_replies(self, limit: int = 100, *, due: datetime | None = None, from_id: int = 0) -> list[Row]:
+    def unsent_replies(self, limit: int = 100, *, due: datetime | None = None,
+                       from_id: int = 0) -> list[QueuedReply]:
         """Replies not sent yet, oldest first; with ``due``, only the oldest
         ones up to the first whose next attempt is still to come, so that a
         reply never overtakes an older one that is waiting for a retry.
         ``from_id``: the caller knows every older reply is settled (saves
         scanning the sent ones)."""
-        rows = self._all(
+        rows = self._all_as(
+            QueuedReply,
             "SELECT * FROM outbox WHERE id >= ? AND sent_at IS NULL AND refused_at IS NULL ORDER BY id LIMIT ?",
             (from_id, limit),
         )
@@ -48,7 +51,7 @@ class MailTables(StoreBase):
         now = stamp(due)
         ready = []
         for row in rows:
-            if row["next_attempt_at"] > now:
+            if (row.next_attempt_at or "") > now:
                 break
             ready.append(row)
         return ready
@@ -88,7 +91,7 @@ class MailTables(StoreBase):
     # ------------------------------------------------------------------
     # abuse limits
 
-    def count_sender_mail(self, sender: str, day: str) -> Row:
+    def count_sender_mail(self, sender: str, day: str) -> SenderDay:
         """Count one more mail from ``sender`` on ``day``; the row after it."""
         key = sender.lower()
         self._run(
@@ -96,7 +99,7 @@ class MailTables(StoreBase):
             "ON CONFLICT (sender, day) DO UPDATE SET mails = mails + 1",
             (key, day),
         )
-        row = self._one("SELECT * FROM sender_days WHERE sender = ? AND day = ?", (key, day))
+        row = self._one_as(SenderDay, "SELECT * FROM sender_days WHERE sender = ? AND day = ?", (key, day))
         assert row is not None
         return row
 
@@ -134,12 +137,12 @@ class MailTables(StoreBase):
     # ------------------------------------------------------------------
     # operator tools
 
-    def failed_mail(self) -> list[Row]:
-        return self._all("SELECT id, source, length(raw) AS size, error, failed_at, retried_at "
+    def failed_mail(self) -> list[FailedMailEntry]:
+        return self._all_as(FailedMailEntry, "SELECT id, source, length(raw) AS size, error, failed_at, retried_at "
                          "FROM failed_mail ORDER BY id")
 
-    def failed_mail_raw(self, failed_id: int) -> Row | None:
-        return self._one("SELECT * FROM failed_mail WHERE id = ?", (failed_id,))
+    def failed_mail_raw(self, failed_id: int) -> FailedMail | None:
+        return self._one_as(FailedMail, "SELECT * FROM failed_mail WHERE id = ?", (failed_id,))
 
     def mark_failed_retried(self, failed_id: int, now: datetime) -> None:
         self._run("UPDATE failed_mail SET retried_at = ? WHERE id = ?", (stamp(now), failed_id))

@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from ..times import stamp
-from .connection import Row, StoreBase
+from .connection import StoreBase
+from .records import BounceSummary, DigestBoard, Hold, Leave, ReplyToken, SentReply, User
 
 
 class ReplyTables(StoreBase):
@@ -24,8 +25,8 @@ class ReplyTables(StoreBase):
         assert rowid is not None
         return rowid
 
-    def reply_token(self, token_id: int) -> Row | None:
-        return self._one("SELECT * FROM reply_tokens WHERE id = ?", (token_id,))
+    def reply_token(self, token_id: int) -> ReplyToken | None:
+        return self._one_as(ReplyToken, "SELECT * FROM reply_tokens WHERE id = ?", (token_id,))
 
     def use_reply_token(self, token_id: int, move: str, now: datetime) -> None:
         self._run("UPDATE reply_tokens SET used_at = ?, used_for = ? WHERE id = ?", (stamp(now), move, token_id))
@@ -34,8 +35,8 @@ class ReplyTables(StoreBase):
         for board, ply in boards:
             self._run("INSERT INTO digest_boards (token_id, board, ply) VALUES (?, ?, ?)", (token_id, board, ply))
 
-    def digest_boards(self, token_id: int) -> list[Row]:
-        return self._all("SELECT * FROM digest_boards WHERE token_id = ? ORDER BY board", (token_id,))
+    def digest_boards(self, token_id: int) -> list[DigestBoard]:
+        return self._all_as(DigestBoard, "SELECT * FROM digest_boards WHERE token_id = ? ORDER BY board", (token_id,))
 
     def use_digest_board(self, token_id: int, board: int, move: str) -> None:
         self._run("UPDATE digest_boards SET used_for = ? WHERE token_id = ? AND board = ?", (move, token_id, board))
@@ -46,9 +47,10 @@ class ReplyTables(StoreBase):
     def set_digest(self, user_id: int, hour: int | None) -> None:
         self._update("users", "id", user_id, {"digest_hour": hour})
 
-    def digest_users(self) -> list[Row]:
+    def digest_users(self) -> list[User]:
         """Every live account that takes a daily digest."""
-        return self._all("SELECT * FROM users WHERE digest_hour IS NOT NULL AND deleted_at IS NULL ORDER BY id")
+        return self._all_as(
+            User, "SELECT * FROM users WHERE digest_hour IS NOT NULL AND deleted_at IS NULL ORDER BY id")
 
     def mark_digest_sent(self, user_id: int, day: str) -> None:
         self._update("users", "id", user_id, {"digest_sent": day})
@@ -56,9 +58,10 @@ class ReplyTables(StoreBase):
     # ------------------------------------------------------------------
     # delivery reports and holds
 
-    def outbox_row(self, reply_id: int) -> Row | None:
+    def outbox_row(self, reply_id: int) -> SentReply | None:
         """A queued or sent reply, without its bytes."""
-        return self._one("SELECT id, message_key, recipient, created_at, sent_at FROM outbox WHERE id = ?",
+        return self._one_as(
+            SentReply, "SELECT id, message_key, recipient, created_at, sent_at FROM outbox WHERE id = ?",
                          (reply_id,))
 
     def probes_since(self, address: str, since: datetime) -> int:
@@ -71,10 +74,10 @@ class ReplyTables(StoreBase):
         self._insert("bounces", {"address": address.lower(), "user_id": user_id, "message_id": message_id,
                                  "action": action, "status": status, "reported_at": stamp(now)})
 
-    def bounce_summary(self) -> list[Row]:
+    def bounce_summary(self) -> list[BounceSummary]:
         """Per address: reports by kind, the last one, and whether a hold is open."""
-        return self._all(
-            "SELECT b.address AS address, u.userid AS userid, COUNT(*) AS reports, "
+        return self._all_as(
+            BounceSummary, "SELECT b.address AS address, u.userid AS userid, COUNT(*) AS reports, "
             "SUM(b.action = 'failed') AS failed, MAX(b.reported_at) AS last_at, "
             "(SELECT status FROM bounces b2 WHERE b2.address = b.address ORDER BY b2.id DESC LIMIT 1) AS last_status, "
             "(SELECT MAX(h.ends_at) FROM mail_holds h WHERE lower(h.address) = b.address) AS held_until "
@@ -86,9 +89,9 @@ class ReplyTables(StoreBase):
         almost always no.)"""
         return self._one("SELECT 1 AS held FROM mail_holds WHERE ends_at > ? LIMIT 1", (stamp(now),)) is not None
 
-    def hold_of(self, user_id: int, now: datetime) -> Row | None:
+    def hold_of(self, user_id: int, now: datetime) -> Hold | None:
         """The player's hold under way at ``now``, if any."""
-        return self._one("SELECT * FROM mail_holds WHERE user_id = ? AND starts_at <= ? AND ends_at > ? "
+        return self._one_as(Hold, "SELECT * FROM mail_holds WHERE user_id = ? AND starts_at <= ? AND ends_at > ? "
                          "ORDER BY ends_at DESC LIMIT 1", (user_id, stamp(now), stamp(now)))
 
     def last_hold_start(self, user_id: int) -> str | None:
@@ -104,16 +107,16 @@ class ReplyTables(StoreBase):
         return self._run("UPDATE mail_holds SET ends_at = ? WHERE user_id = ? AND ends_at > ?",
                          (stamp(now), user_id, stamp(now))).rowcount
 
-    def leave_of(self, user_id: int) -> list[Row]:
+    def leave_of(self, user_id: int) -> list[Leave]:
         """A player's vacations and mail holds, with the kind of each
         (``vacation``, ``hold``), in one read: the clocks ask for both on
         every board mail."""
-        return self._all(
-            "SELECT starts_at, ends_at, 'vacation' AS kind FROM vacations WHERE user_id = ? "
+        return self._all_as(
+            Leave, "SELECT starts_at, ends_at, 'vacation' AS kind FROM vacations WHERE user_id = ? "
             "UNION ALL SELECT starts_at, ends_at, 'hold' AS kind FROM mail_holds WHERE user_id = ? "
             "ORDER BY starts_at",
             (user_id, user_id),
         )
 
-    def holds_of(self, user_id: int) -> list[Row]:
-        return self._all("SELECT * FROM mail_holds WHERE user_id = ? ORDER BY starts_at", (user_id,))
+    def holds_of(self, user_id: int) -> list[Hold]:
+        return self._all_as(Hold, "SELECT * FROM mail_holds WHERE user_id = ? ORDER BY starts_at", (user_id,))
