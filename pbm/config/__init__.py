@@ -68,6 +68,7 @@ from .sections import (
 
 __all__ = [
     "SECTIONS",
+    "ComputerConfig",
     "Config",
     "ConfigError",
     "GamesConfig",

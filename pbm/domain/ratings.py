@@ -38,7 +38,7 @@ class Rating:
 
 def expected(rating: float, opponent: float) -> float:
     """The expected score against ``opponent`` (0.5 when equal)."""
-    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / SPREAD))
+    return 1.0 / (1.0 + float(10.0 ** ((opponent - rating) / SPREAD)))
 
 
 def after_game(player: Rating, opponent: Rating, score: float) -> Rating:

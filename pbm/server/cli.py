@@ -16,6 +16,7 @@ from email.generator import BytesGenerator
 from email.message import Message
 from email.utils import parseaddr
 from pathlib import Path
+from typing import Any
 
 from pbm.app.pipeline import Pipeline, Result
 from pbm.app.ticker import run_tick
@@ -234,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     with_config = argparse.ArgumentParser(add_help=False)
     with_config.add_argument("--config", help="configuration file (TOML); default: built-in defaults")
 
-    def add(name: str, **kwargs) -> argparse.ArgumentParser:
+    def add(name: str, **kwargs: Any) -> argparse.ArgumentParser:
         return sub.add_parser(name, parents=[with_config], **kwargs)
 
     def common(p: argparse.ArgumentParser) -> None:
@@ -290,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
             return EX_TEMPFAIL  # a wrong pipe command in the mail server: it keeps the mail
         raise
     try:
-        return args.run(args)
+        code: int = args.run(args)
+        return code
     except ConfigError as exc:
         print(f"pbm: {exc}", file=sys.stderr)
         return 2

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from pbm.app.pipeline import Pipeline
+from pbm.app.pipeline import Pipeline, Result
 from pbm.app.ticker import run_tick
 from pbm.config import Config
 from pbm.domain import computer
@@ -163,7 +163,7 @@ class Daemon:
             except TimeoutError:
                 pass
 
-    def _handle_waiting(self, raw: bytes):
+    def _handle_waiting(self, raw: bytes) -> Result:
         """The pipeline on one mail; a database kept busy by the outbox's
         connection for longer than the busy timeout is waited out (nothing
         was committed), not taken for a mail that crashed the pipeline."""

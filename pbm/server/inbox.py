@@ -21,6 +21,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import aioimaplib
 
@@ -28,6 +29,8 @@ from pbm.config import ImapConfig, tls_context
 
 from . import metrics
 from .logtext import line as log_line
+
+T = TypeVar("T")
 
 log = logging.getLogger("pbm.inbox")
 _UID = re.compile(rb"UID (\d+)")
@@ -48,7 +51,7 @@ class ImapTrouble(Exception):
     pass
 
 
-def _ok(response, what: str):
+def _ok(response: Any, what: str) -> Any:
     if response.result != "OK":
         raise ImapTrouble(f"{what}: {response.result} {response.lines!r}")
     return response
@@ -87,7 +90,7 @@ class Inbox:
                 pass
             delay = min(delay * 2, 60.0)
 
-    async def _call(self, coro):
+    async def _call(self, coro: Awaitable[T]) -> T:
         return await asyncio.wait_for(coro, timeout=CALL_TIMEOUT)
 
     async def _session(self) -> None:

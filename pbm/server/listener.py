@@ -56,7 +56,8 @@ class IntakeHandler:
         self.handle = handle
         self.protocol = protocol
 
-    async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options):
+    async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str,
+                          rcpt_options: list[str]) -> str:
         if _base(address) not in self.addresses:
             return "550 5.1.1 No such recipient here; this server takes mail for one address only"
         envelope.rcpt_tos.append(address)

@@ -137,7 +137,8 @@ def cmd_install_service(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(add: Callable[..., argparse.ArgumentParser], sub: argparse._SubParsersAction) -> None:
+def add_commands(add: Callable[..., argparse.ArgumentParser],
+                 sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The operator's commands, in the parser: ``add`` makes a subcommand
     that takes ``--config``, ``sub`` one that does not."""
     p = add("deliver", help="handle one mail from standard input, as the mail server's pipe hands it over "

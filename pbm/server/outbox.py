@@ -189,7 +189,7 @@ class Outbox:
             self._from_id = rows[0].id
         return rows
 
-    def send(self, row) -> tuple[str, str]:
+    def send(self, row: QueuedReply) -> tuple[str, str]:
         """Deliver one reply: ("sent", ""), ("refused", why) for a permanent
         refusal of this reply, or ("failed", why) when the relay is in trouble.
         Safe to call from several threads at once (each takes a connection
