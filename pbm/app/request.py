@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from pbm.config import Config
 from pbm.domain.context import Context
@@ -62,10 +62,17 @@ class Reply:
     kind: str = "reply"
 
 
+#: The arguments of a request's command: the grammar's typed class for it
+#: (``SignupArgs``, ``MoveArgs`` ...).
+A = TypeVar("A")
+
+
 @dataclass
-class Request:
+class Request(Generic[A]):
     """One command of one mail: who sent it, the command, the comment (the
-    mail's body as the players see it), and the domain context it runs in."""
+    mail's body as the players see it), and the domain context it runs in.
+    ``Request[MoveArgs]``: a request whose ``args`` are a ``MoveArgs`` (the
+    handler table's test checks each handler against its commands' parsers)."""
 
     ctx: Context
     sender: str
@@ -85,8 +92,8 @@ class Request:
         return self.ctx.now
 
     @property
-    def args(self) -> Any:
-        return self.command.args
+    def args(self) -> A:
+        return cast(A, self.command.args)
 
     @property
     def game(self) -> str:

@@ -37,6 +37,7 @@ from pbm.domain.store.records import BoardListing, BoardRecord, MoveRecord, Tour
 from pbm.domain.times import DAY, shown, span, when
 from pbm.domain.tournaments import FORMAT_NAMES, reload
 from pbm.grammar import parse_command
+from pbm.grammar.account_commands import NoArgs
 from pbm.grammar.words import fold
 from pbm.trax import VARIANTS, Board, get_variant
 
@@ -361,7 +362,7 @@ class Pages:
         makes it."""
         if game not in VARIANTS:
             raise NotFound(f"there is no game type {game}")
-        request = Request(self.context(now), "", parse_command(f"{game} standings"))
+        request: Request[NoArgs] = Request(self.context(now), "", parse_command(f"{game} standings"))
         (reply,) = standings_reply(request)
         return {**reply.context, "games": [{"name": n, "title": v.title} for n, v in VARIANTS.items()]}
 

@@ -146,9 +146,13 @@ class WrittenMove:
         """A tile (written in full, or as the cell for the drawn tile), not a word."""
         return self.word is None
 
+    @property
+    def text(self) -> str:
+        """The move without its ``#N`` guard: the tile, the cell or the word."""
+        return str(self.notation or self.cell or self.word)
+
     def __str__(self) -> str:
-        text = str(self.notation or self.cell or self.word)
-        return text if self.number is None else f"{text}#{self.number}"
+        return self.text if self.number is None else f"{self.text}#{self.number}"
 
 
 # --- readers: one word -> one value, or Problem ------------------------------------------

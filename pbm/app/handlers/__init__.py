@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
+from typing import Any
 
 from ..request import Reply, Request
 from . import account, game, rating, tournament
 
-Handler = Callable[[Request], list[Reply]]
+Handler = Callable[[Request[Any]], list[Reply]]
 
 HANDLERS: Mapping[str, Handler] = MappingProxyType({
     # accounts

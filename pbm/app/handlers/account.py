@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import timedelta
+from typing import Any
 
 from pbm.domain import postage, security
 from pbm.domain.accounts import (
@@ -23,6 +24,19 @@ from pbm.domain.results import forfeit
 from pbm.domain.store.records import User
 from pbm.domain.times import shown
 from pbm.domain.tournaments import Progress
+from pbm.grammar.account_commands import (
+    AddressesArgs,
+    ChangePasswordArgs,
+    CodeArgs,
+    HelpArgs,
+    LoginArgs,
+    MessageArgs,
+    NoArgs,
+    SetArgs,
+    SignupArgs,
+    UseridArgs,
+    VacationArgs,
+)
 from pbm.trax import VARIANTS
 
 from ..help import UnknownTopicError, help_context, resolve_topics
@@ -30,18 +44,18 @@ from ..notices import address_reply, board_mail, confirmation_mail, reset_code_m
 from ..request import Reply, Request
 
 
-def _addresses_reply(req: Request, user: User, template: str,
+def _addresses_reply(req: Request[Any], user: User, template: str,
                      asked: security.Confirmations | None = None) -> Reply:
     return address_reply(req.ctx, user, template, req.sender, asked)
 
 
-def _bound_now(req: Request, addresses: list[str]) -> list[str]:
+def _bound_now(req: Request[Any], addresses: list[str]) -> list[str]:
     """The addresses bound without a confirmation round: the sender's own,
     when the receiving mail server vouched for it."""
     return [a for a in addresses if req.ctx.verified and a.lower() == req.sender.lower()]
 
 
-def signup(req: Request) -> list[Reply]:
+def signup(req: Request[SignupArgs]) -> list[Reply]:
     a = req.args
     cap = req.config.limits.signups_per_sender_per_day
     day = req.now.date().isoformat()
@@ -61,7 +75,7 @@ def signup(req: Request) -> list[Reply]:
             *(confirmation_mail(c, req.sender) for c in asked.mailed)]
 
 
-def addresses(req: Request) -> list[Reply]:
+def addresses(req: Request[AddressesArgs]) -> list[Reply]:
     """``add`` and ``change address``."""
     a = req.args
     user = login(req.ctx, a.userid, a.password)
@@ -82,7 +96,7 @@ def addresses(req: Request) -> list[Reply]:
     return [replace(reply, to=to), *(confirmation_mail(c, req.sender) for c in asked.mailed)]
 
 
-def change_password(req: Request) -> list[Reply]:
+def change_password(req: Request[ChangePasswordArgs]) -> list[Reply]:
     a = req.args
     user = login(req.ctx, a.userid, a.old, reset_code=True)
     req.store.set_password_hash(user.id, new_password_hash(req.ctx, a.new))
@@ -90,7 +104,7 @@ def change_password(req: Request) -> list[Reply]:
                   {"userid": user.userid})]
 
 
-def signoff(req: Request) -> list[Reply]:
+def signoff(req: Request[LoginArgs]) -> list[Reply]:
     a = req.args
     user = login(req.ctx, a.userid, a.password)
     req.store.set_signed_off(user.id, True)
@@ -98,7 +112,7 @@ def signoff(req: Request) -> list[Reply]:
                   {"userid": user.userid})]
 
 
-def delete(req: Request) -> list[Reply]:
+def delete(req: Request[LoginArgs]) -> list[Reply]:
     """Close the account: its active games are lost by forfeit."""
     a = req.args
     ctx = req.ctx
@@ -115,7 +129,7 @@ def delete(req: Request) -> list[Reply]:
             *replies, *news]
 
 
-def vacation(req: Request) -> list[Reply]:
+def vacation(req: Request[VacationArgs]) -> list[Reply]:
     a = req.args
     user = login(req.ctx, a.userid, a.password)
     booked = book_vacation(req.ctx, user, a.days)
@@ -128,7 +142,7 @@ def vacation(req: Request) -> list[Reply]:
     return replies
 
 
-def settings(req: Request) -> list[Reply]:
+def settings(req: Request[SetArgs]) -> list[Reply]:
     """``set``: change one of the player's own settings, or list them."""
     a = req.args
     user = login(req.ctx, a.userid, a.password)
@@ -146,13 +160,13 @@ def settings(req: Request) -> list[Reply]:
                   {"userid": user.userid, "changed": a.setting, "settings": values})]
 
 
-def list_games(req: Request) -> list[Reply]:
+def list_games(req: Request[NoArgs]) -> list[Reply]:
     counts = req.store.active_counts()
     games = [{"name": v.name, "title": v.title, "active": counts.get(v.name, 0)} for v in VARIANTS.values()]
     return [req.to_sender("replies/list.txt", games=games)]
 
 
-def message(req: Request) -> list[Reply]:
+def message(req: Request[MessageArgs]) -> list[Reply]:
     """The body to the users named, each recipient counted against the
     sender's and their own daily share of mail from others."""
     a = req.args
@@ -172,7 +186,7 @@ def message(req: Request) -> list[Reply]:
     return replies
 
 
-def broadcast(req: Request) -> list[Reply]:
+def broadcast(req: Request[LoginArgs]) -> list[Reply]:
     """The body to every player who takes game mail, from an account with a
     confirmed address; a recipient who had their share of mail from
     others today is left out."""
@@ -199,7 +213,7 @@ def broadcast(req: Request) -> list[Reply]:
             for address in dict.fromkeys([*own, *sent.to])]
 
 
-def help_command(req: Request) -> list[Reply]:
+def help_command(req: Request[HelpArgs]) -> list[Reply]:
     try:
         templates = resolve_topics(list(req.args.topics), req.command.game)
     except UnknownTopicError as exc:
@@ -208,7 +222,7 @@ def help_command(req: Request) -> list[Reply]:
     return [req.to_sender(t, **context) for t in templates]
 
 
-def password_reset(req: Request) -> list[Reply]:
+def password_reset(req: Request[UseridArgs]) -> list[Reply]:
     """A one-time code to the account's confirmed addresses; the sender is
     told the same whether or not the account exists."""
     user = req.store.find_user(req.args.userid.key)
@@ -217,7 +231,7 @@ def password_reset(req: Request) -> list[Reply]:
     return [req.to_sender("replies/reset-requested.txt", userid=str(req.args.userid)), *mails]
 
 
-def confirm_address(req: Request) -> list[Reply]:
+def confirm_address(req: Request[CodeArgs]) -> list[Reply]:
     """The code came back from the address it was sent to: game mail may go there."""
     user = security.confirm_address(req.ctx, req.sender, req.args.code.reveal())
     if user is not None:

@@ -37,6 +37,22 @@ from pbm.domain.turns import (
     try_move,
 )
 from pbm.grammar import WrittenMove
+from pbm.grammar.account_commands import AllShowArgs, LoginArgs
+from pbm.grammar.game_commands import (
+    BoardArgs,
+    BoardLoginArgs,
+    ChallengeArgs,
+    GamesArgs,
+    LimitArgs,
+    MoveArgs,
+    NotifyArgs,
+    PreviewArgs,
+    QueueArgs,
+    SeekArgs,
+    ShowArgs,
+    ShowAsArgs,
+    SubscribeArgs,
+)
 from pbm.trax import Board, TraxError, get_variant
 
 from ..notices import board_mail, turn_mails, watchers
@@ -48,7 +64,7 @@ from .computer_moves import chat_answer
 GAMES_PER_SHOW = 10
 
 
-def challenge(req: Request) -> list[Reply]:
+def challenge(req: Request[ChallengeArgs]) -> list[Reply]:
     """With the password of one of the two players, a new board; without
     it, an invitation to both (see :mod:`pbm.domain.challenges`)."""
     a = req.args
@@ -80,12 +96,12 @@ def challenge(req: Request) -> list[Reply]:
     return [replace(mail, to=tuple(dict.fromkeys([*mail.to, req.sender])))]
 
 
-def _options(req: Request) -> list[str]:
+def _options(req: Request[Any]) -> list[str]:
     """The options of a challenge as it was written."""
     return [w for w in req.command.text.split() if w.startswith("-")]
 
 
-def move(req: Request) -> list[Reply]:
+def move(req: Request[MoveArgs]) -> list[Reply]:
     """``move`` and ``submit``: a tile, or one of the move words."""
     a = req.args
     game, user = player_game(req.ctx, a.board, a.userid, a.password, req.game)
@@ -127,7 +143,7 @@ def play_written(ctx: Context, sender: str, game: Game, user: User, written: Wri
     return turn_mails(ctx, game, turn, comment, user)
 
 
-def confirm_move(req: Request) -> list[Reply]:
+def confirm_move(req: Request[BoardLoginArgs]) -> list[Reply]:
     a = req.args
     game, user = player_game(req.ctx, a.board, a.userid, a.password, req.game)
     require_active(game)
@@ -143,21 +159,21 @@ def _resign(ctx: Context, sender: str, game: Game, user: User, turn: Turn, comme
     return turn_mails(ctx, game, turn, comment, user)
 
 
-def resign(req: Request) -> list[Reply]:
+def resign(req: Request[BoardLoginArgs]) -> list[Reply]:
     a = req.args
     game, user = player_game(req.ctx, a.board, a.userid, a.password, req.game)
     require_active(game)
     return _resign(req.ctx, req.sender, game, user, Turn(), req.comment)
 
 
-def queue_moves(req: Request) -> list[Reply]:
+def queue_moves(req: Request[QueueArgs]) -> list[Reply]:
     a = req.args
     game, user = player_game(req.ctx, a.board, a.userid, a.password, req.game)
     require_active(game)
     if game.board.variant.drawn:
         raise PbmError(f"moves cannot be queued in {game.board.variant.title}: your tile is drawn when "
                        f"your turn comes", view_game=game)
-    words = [str(m.notation) if m.is_tile else m.word for m in a.moves]
+    words = [m.text for m in a.moves]
     turn = Turn()
     if queue(req.ctx, game, user, words, turn):
         return turn_mails(req.ctx, game, turn, req.comment, user)
@@ -165,7 +181,7 @@ def queue_moves(req: Request) -> list[Reply]:
     return [req.to_sender("replies/queued.txt", view=view, line=" ".join(words), userid=user.userid)]
 
 
-def chat(req: Request) -> list[Reply]:
+def chat(req: Request[BoardLoginArgs]) -> list[Reply]:
     """A word to the players and observers of a board, from one of them."""
     a = req.args
     game, user = member_game(req.ctx, a.board, a.userid, a.password, req.game)
@@ -178,7 +194,7 @@ def chat(req: Request) -> list[Reply]:
             *chat_answer(req.ctx, req.sender, game.number)]
 
 
-def show(req: Request) -> list[Reply]:
+def show(req: Request[ShowArgs]) -> list[Reply]:
     a = req.args
     ctx = req.ctx
     views = []
@@ -193,7 +209,7 @@ def show(req: Request) -> list[Reply]:
                   named=len(a.boards))]
 
 
-def _show(req: Request, views: list[dict[str, Any]], rows: list[BoardRecord], userids: list[str], title: str,
+def _show(req: Request[Any], views: list[dict[str, Any]], rows: list[BoardRecord], userids: list[str], title: str,
           viewer: User | None = None, named: int | None = None) -> Reply:
     """The show reply: the boards named (``named`` of them asked for, when
     more than ``views``), then those selected, at most ``[limits]
@@ -207,7 +223,7 @@ def _show(req: Request, views: list[dict[str, Any]], rows: list[BoardRecord], us
     return req.to_sender("replies/show.txt", views=shown, title=title, userids=userids, left_out=left_out)
 
 
-def showas(req: Request) -> list[Reply]:
+def showas(req: Request[ShowAsArgs]) -> list[Reply]:
     a = req.args
     ctx = req.ctx
     user = login(ctx, a.userid, a.password)
@@ -223,13 +239,13 @@ def showas(req: Request) -> list[Reply]:
                   named=len(a.boards))]
 
 
-def all_show(req: Request) -> list[Reply]:
+def all_show(req: Request[AllShowArgs]) -> list[Reply]:
     a = req.args
     user = live_user(req.ctx, a.userid)
     return [_show(req, [], selected(req.ctx, None, [user], a.selection, "active"), [user.userid], "All")]
 
 
-def games_table(req: Request) -> list[Reply]:
+def games_table(req: Request[GamesArgs]) -> list[Reply]:
     """The table of boards; a userid nobody has is a player with no games
     (as the old server answered), not an error."""
     a = req.args
@@ -250,7 +266,7 @@ def games_table(req: Request) -> list[Reply]:
                           userids=[u.userid for u in users], unknown=unknown)]
 
 
-def preview(req: Request) -> list[Reply]:
+def preview(req: Request[PreviewArgs]) -> list[Reply]:
     a = req.args
     if a.board is None:
         board = Board(req.game)
@@ -261,7 +277,7 @@ def preview(req: Request) -> list[Reply]:
         base = str(a.board)
     played = []
     for written in a.moves:
-        text = str(written.notation) if written.is_tile else written.word
+        text = written.text
         try:
             played.append(str(board.play(text)))
         except TraxError as exc:
@@ -270,12 +286,12 @@ def preview(req: Request) -> list[Reply]:
                           title=get_variant(req.game).title, outcome=board.outcome())]
 
 
-def record(req: Request) -> list[Reply]:
+def record(req: Request[BoardArgs]) -> list[Reply]:
     game = load_game(req.ctx, req.args.board, game=req.game)
     return [req.to_sender("replies/record.txt", view=board_view(req.ctx, game))]
 
 
-def subscribe(req: Request) -> list[Reply]:
+def subscribe(req: Request[SubscribeArgs]) -> list[Reply]:
     """``subscribe`` and ``unsubscribe``: one board, or every board of the game type."""
     a = req.args
     ctx = req.ctx
@@ -295,7 +311,7 @@ def subscribe(req: Request) -> list[Reply]:
                           on=req.command.name == "subscribe", title=get_variant(req.game).title)]
 
 
-def notify(req: Request) -> list[Reply]:
+def notify(req: Request[NotifyArgs]) -> list[Reply]:
     a = req.args
     user = login(req.ctx, a.userid, a.password)
     boards = [load_game(req.ctx, b, game=req.game).number for b in a.boards]
@@ -307,7 +323,7 @@ def notify(req: Request) -> list[Reply]:
                           title=get_variant(req.game).title)]
 
 
-def accept_challenges(req: Request) -> list[Reply]:
+def accept_challenges(req: Request[LoginArgs]) -> list[Reply]:
     """``accept`` and ``reject``: challenges of this game type, or not."""
     a = req.args
     user = login(req.ctx, a.userid, a.password)
@@ -317,15 +333,13 @@ def accept_challenges(req: Request) -> list[Reply]:
                           setting="accepting", value=accepting)]
 
 
-def limit_or_seek(req: Request) -> list[Reply]:
+def limit_or_seek(req: Request[LimitArgs | SeekArgs]) -> list[Reply]:
     a = req.args
     user = login(req.ctx, a.userid, a.password)
-    name = req.command.name
-    value = a.limit if name == "limit" else a.opponents
-    column = "game_limit" if name == "limit" else "seeking"
+    column, value = ("game_limit", a.limit) if isinstance(a, LimitArgs) else ("seeking", a.opponents)
     if value is not None:
         req.store.set_preference(user.id, req.game, **{column: value})
     pref = req.store.preference(user.id, req.game)
     return [req.to_sender("replies/preference.txt", userid=user.userid, title=get_variant(req.game).title,
-                          setting=name, value=getattr(pref, column),
+                          setting=req.command.name, value=getattr(pref, column),
                           active=req.store.count_active(user.id, req.game))]

@@ -6,12 +6,13 @@ from typing import Any
 
 from pbm.domain.ratings import ESTABLISHED_AFTER, START, rating_changes
 from pbm.domain.times import DAY, shown, when
+from pbm.grammar.account_commands import NoArgs
 from pbm.trax import get_variant
 
 from ..request import Reply, Request
 
 
-def standings(req: Request) -> list[Reply]:
+def standings(req: Request[NoArgs]) -> list[Reply]:
     store, game = req.store, req.game
     rated = {r.user_id: r for r in store.ratings_of_game(game)}
     active = store.active_players(game)
@@ -54,7 +55,7 @@ def standings(req: Request) -> list[Reply]:
                           inactive_days=req.config.games.inactive_days, now=shown(req.now))]
 
 
-def history(req: Request) -> list[Reply]:
+def history(req: Request[NoArgs]) -> list[Reply]:
     lines = []
     for row in req.store.rated_games(req.game):
         lines.append({

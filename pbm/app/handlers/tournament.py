@@ -12,6 +12,14 @@ from pbm.domain.refusals import TournamentError
 from pbm.domain.results import conclude, forfeit
 from pbm.domain.store.records import User
 from pbm.domain.tournaments import Progress, as_director, load_event, reload
+from pbm.grammar.account_commands import NoArgs
+from pbm.grammar.tournament_commands import (
+    TournamentArgs,
+    TournamentCreateArgs,
+    TournamentLoginArgs,
+    TournamentResultArgs,
+    TournamentWithdrawArgs,
+)
 from pbm.trax import get_variant
 
 from ..notices import board_mail, event_addresses, tournament_news
@@ -19,12 +27,12 @@ from ..request import Reply, Request
 from ..views import event_context, heading
 
 
-def _director(req: Request) -> tuple[tournaments.Event, User]:
+def _director(req: Request[Any]) -> tuple[tournaments.Event, User]:
     a = req.args
     return as_director(req.ctx, a.userid, a.password, a.name, req.game)
 
 
-def create(req: Request) -> list[Reply]:
+def create(req: Request[TournamentCreateArgs]) -> list[Reply]:
     a = req.args
     user = login(req.ctx, a.userid, a.password)
     event = tournaments.create(
@@ -36,7 +44,7 @@ def create(req: Request) -> list[Reply]:
                   event_context(req.store, event))]
 
 
-def join_or_leave(req: Request) -> list[Reply]:
+def join_or_leave(req: Request[TournamentLoginArgs]) -> list[Reply]:
     a = req.args
     user = login(req.ctx, a.userid, a.password)
     joining = req.command.name == "tournament join"
@@ -51,17 +59,17 @@ def join_or_leave(req: Request) -> list[Reply]:
     return mails
 
 
-def start(req: Request) -> list[Reply]:
+def start(req: Request[TournamentLoginArgs]) -> list[Reply]:
     event, _ = _director(req)
     return tournament_news(req.ctx, tournaments.start_now(req.ctx, event))
 
 
-def show(req: Request) -> list[Reply]:
+def show(req: Request[TournamentArgs]) -> list[Reply]:
     event = load_event(req.ctx, req.args.name, req.game)
     return [req.to_sender("replies/tournament-show.txt", **event_context(req.store, event))]
 
 
-def list_tournaments(req: Request) -> list[Reply]:
+def list_tournaments(req: Request[NoArgs]) -> list[Reply]:
     groups: dict[str, list[dict[str, Any]]] = {"open": [], "running": [], "finished": []}
     for row in req.store.tournaments_of_game(req.game):
         groups[row.status].append(heading(reload(req.ctx, row.id)))
@@ -69,7 +77,7 @@ def list_tournaments(req: Request) -> list[Reply]:
                           groups=groups)]
 
 
-def add(req: Request) -> list[Reply]:
+def add(req: Request[TournamentWithdrawArgs]) -> list[Reply]:
     """The director enters the computer (nobody else: people join with
     their own password)."""
     ctx = req.ctx
@@ -84,7 +92,7 @@ def add(req: Request) -> list[Reply]:
                   {**context, "to_director": True})]
 
 
-def withdraw(req: Request) -> list[Reply]:
+def withdraw(req: Request[TournamentWithdrawArgs]) -> list[Reply]:
     """The director takes a player out; the player's games in play are forfeited."""
     ctx = req.ctx
     event, _ = _director(req)
@@ -108,7 +116,7 @@ def withdraw(req: Request) -> list[Reply]:
     return [*mails, *news]
 
 
-def result(req: Request) -> list[Reply]:
+def result(req: Request[TournamentResultArgs]) -> list[Reply]:
     """The director decides a board."""
     event, user = _director(req)
     a = req.args
@@ -119,12 +127,12 @@ def result(req: Request) -> list[Reply]:
             *tournament_news(req.ctx, progress)]
 
 
-def pair(req: Request) -> list[Reply]:
+def pair(req: Request[TournamentLoginArgs]) -> list[Reply]:
     event, _ = _director(req)
     return tournament_news(req.ctx, tournaments.pair_now(req.ctx, event))
 
 
-def announce(req: Request) -> list[Reply]:
+def announce(req: Request[TournamentLoginArgs]) -> list[Reply]:
     event, user = _director(req)
     if not req.comment.strip():
         raise TournamentError("the announcement goes in the body of the mail, and the body is empty")
