@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.metadata
 import io
 import logging
 import sys
@@ -228,8 +229,18 @@ def cmd_web(args: argparse.Namespace) -> int:
     return 0
 
 
+class ShowVersion(argparse.Action):
+    """``pbm --version``: the installed distribution's version, which the
+    build read from ``pbm.__version__`` (the server's layer imports nothing
+    from the top one); looked up only when asked (it reads the metadata)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        parser.exit(message=f"{parser.prog} {importlib.metadata.version('pbm')}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pbm", description="Trax play-by-e-mail server")
+    parser.add_argument("--version", action=ShowVersion, nargs=0, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     # every subcommand reads the configuration
     with_config = argparse.ArgumentParser(add_help=False)
