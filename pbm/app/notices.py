@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pbm.domain import limits
 from pbm.domain.accounts import account_addresses, game_addresses
 from pbm.domain.boards import Game, load_game
 from pbm.domain.bounces import HoldStarted, ProbeWanted, opponents_told
@@ -221,8 +222,7 @@ def refused_notice(ctx: Context, user_id: int, command: str, why: str) -> list[R
     passwords, a lock) hears of it at his other confirmed addresses, once
     a day at most (the address it came from has the error reply)."""
     others = tuple(a for a in ctx.store.confirmed_addresses(user_id) if a.lower() != (ctx.sender or "").lower())
-    day = ctx.now.date().isoformat()
-    if not others or ctx.store.add_daily_count("refused-notice", str(user_id), day) > 1:
+    if not others or not limits.spend(ctx, "refused-notice", str(user_id), 1):
         return []  # the sender, one of his addresses, has the error reply already
     user = ctx.store.user_by_id(user_id)
     return [Reply("replies/command-refused.txt", others, {

@@ -275,12 +275,8 @@ class Pipeline:
             if job is None or job.done_at is not None:
                 return Result("duplicate", key, reason="the job is done already")
             ctx = self.context(now, self.config.server.address)
-            try:
+            with ctx.savepoint():
                 replies, outcome = computer_turn(ctx, job, answer)
-                self.positions.keep_lent()
-            except BaseException:
-                self.positions.drop_lent()
-                raise
             self.store.finish_computer_job(job_id, outcome, now)
             messages = self.queue(replies, now, key)
         return Result("handled", key, self.config.computer.userid, summary=outcome, replies=messages)
@@ -337,7 +333,7 @@ class Pipeline:
         None when no code named is one waiting for the sender."""
         assert ctx.sender is not None
         for code_id, code in codes:
-            with self.store.atomic():
+            with ctx.savepoint():
                 user = security.confirm_address(ctx, ctx.sender, code, code_id)
             if user is not None:
                 bounces.authenticated(ctx, [user.id])
@@ -376,19 +372,14 @@ class Pipeline:
                 tally.append(("reply", "unreadable"))
                 continue
             try:
-                with self.store.atomic():
+                with ctx.savepoint():
                     replies.extend(act(ctx, sender, target, line, read.comment))
-                self.positions.keep_lent()
                 done.append(f"reply {line.text}")
                 tally.append(("reply", "done"))
             except PbmError as exc:
-                self.positions.drop_lent()
                 replies.append(reply_error(ctx, sender, exc, line.text))
                 done.append(f"reply {line.text}: {exc.message}")
                 tally.append(("reply", "refused"))
-            except BaseException:
-                self.positions.drop_lent()
-                raise
         if target.digest:
             replies = self._combine(replies, sender)
         return replies, done
@@ -467,15 +458,13 @@ class Pipeline:
                 handler = HANDLERS.get(item.name)
                 if handler is None:
                     raise NotAvailableError(f"the command {item.name} is not available on this server yet")
-                with self.store.atomic():
+                with ctx.savepoint():
                     made = handler(Request(ctx, sender, item, commands.comment))
                     replies.extend(made if not quiet or self._own(ctx) else
                                    [r for r in made if sender not in r.to])
-                self.positions.keep_lent()
                 done.append(item.redacted())
                 tally.append((item.name, "done"))
             except PbmError as exc:
-                self.positions.drop_lent()
                 ctx.recipients = counted
                 done.append(quoted(item, exc))
                 tally.append((item.name, "refused"))
@@ -490,9 +479,6 @@ class Pipeline:
                     replies.append(error_reply(ctx, sender, exc, command=item))
                 if exc.refused_for is not None:
                     replies += refused_notice(ctx, exc.refused_for, quoted(item, exc), exc.message)
-            except BaseException:
-                self.positions.drop_lent()
-                raise
             bounces.authenticated(ctx, ctx.logged_in)
         if commands.source in ("multiple", "body"):
             replies = self._combine(replies, sender)

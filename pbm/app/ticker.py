@@ -32,35 +32,29 @@ def tick(ctx: Context) -> list[Reply]:
     replies: list[Reply] = []
     for row in ctx.store.active_boards():
         try:
-            with ctx.store.atomic():
+            with ctx.savepoint():
                 what = clocks.due(ctx, row)
                 if what is not None:
                     replies.extend(_act(ctx, row, what))
-            ctx.positions.keep_lent()
         except Exception:
-            ctx.positions.drop_lent()
             log.exception("clock work failed on board %s", row.number)
     for user in digests.due(ctx):
         try:
-            with ctx.store.atomic():
+            with ctx.savepoint():
                 mail = digest_mail(ctx, user)
                 if mail is not None:
                     replies.append(mail)
                 digests.sent(ctx, user)
-            ctx.positions.keep_lent()
         except Exception:
-            ctx.positions.drop_lent()
             log.exception("the digest of user %s failed", user.id)
     purged = ctx.store.purge_sent(ctx.now - timedelta(days=ctx.config.outbox.keep_sent_days))
     if purged:
         log.info("deleted %d sent replies older than %d days", purged, ctx.config.outbox.keep_sent_days)
     try:
-        with ctx.store.atomic():
+        with ctx.savepoint():
             replies.extend(late_round_mail(ctx, late) for late in tournaments.late_rounds(ctx))
             replies.extend(tournament_news(ctx, tournaments.start_due(ctx)))
-        ctx.positions.keep_lent()
     except Exception:
-        ctx.positions.drop_lent()
         log.exception("clock work failed starting tournaments")
     return replies
 

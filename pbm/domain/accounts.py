@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from pbm.grammar import Password, UserId
 
-from . import security
+from . import limits, security
 from .context import Context
 from .passwords import hash_password
-from .refusals import AccountLockedError, BadAddressError, NotAllowedError, UnknownUserError
+from .refusals import (
+    AccountLockedError,
+    BadAddressError,
+    DailyLimitError,
+    NotAllowedError,
+    UnknownUserError,
+    UseridTakenError,
+)
 from .store import Store
 from .store.records import User
 from .times import shown
@@ -55,6 +62,24 @@ def login(ctx: Context, userid: UserId, password: Password, *, reset_code: bool 
         ctx.store.clear_login_failures(row.id, lane)
     ctx.logged_in.add(row.id)
     return row
+
+
+def open_account(ctx: Context, userid: UserId, password: Password, addresses: list[str],
+                 bound: list[str]) -> User:
+    """A new account, logged in, within the day's share of accounts opened
+    from one sender (``[limits] signups_per_sender_per_day``), under a
+    userid no one has; ``bound``: those of ``addresses`` bound at once
+    (the others wait for their confirmation)."""
+    cap = ctx.config.limits.signups_per_sender_per_day
+    if not limits.left(ctx, "signup", ctx.sender or "", cap):
+        raise DailyLimitError(f"{cap} accounts have been opened from your address today, the most a day")
+    if ctx.store.find_user(userid.key) is not None:
+        raise UseridTakenError(f"the userid {userid} is taken; choose another")
+    limits.spend(ctx, "signup", ctx.sender or "", cap)
+    user = ctx.store.create_user(userid.typed, userid.key, new_password_hash(ctx, password), addresses,
+                                 ctx.now, confirmed=bound)
+    ctx.logged_in.add(user.id)
+    return user
 
 
 def new_password_hash(ctx: Context, password: Password) -> str:

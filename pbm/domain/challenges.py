@@ -17,6 +17,7 @@ from datetime import UTC, datetime, time
 
 from pbm.grammar import Password, UserId
 
+from . import limits
 from .accounts import login
 from .context import Context
 from .refusals import AccountLockedError, ChallengeRefusedError, NotAllowedError
@@ -32,7 +33,7 @@ def check_players(ctx: Context, game: str, white: User, black: User) -> None:
     if white.id == black.id:
         raise ChallengeRefusedError("a game needs two different players")
     store = ctx.store
-    limits = ctx.config.limits
+    caps = ctx.config.limits
     for user in (white, black):
         if user.computer:  # no limits of its own: its opponents' count its games, and the cap below
             continue
@@ -44,9 +45,9 @@ def check_players(ctx: Context, game: str, white: User, black: User) -> None:
         limit = pref.game_limit if pref.game_limit is not None else ctx.config.games.default_limit
         if limit and store.count_active(user.id, game) >= limit:
             raise ChallengeRefusedError(f"{user.userid} already plays {limit} active {game} games, their limit")
-        if store.boards_created_since(user.id, _day_start(ctx.now)) >= limits.new_boards_per_player_per_day:
+        if store.boards_created_since(user.id, _day_start(ctx.now)) >= caps.new_boards_per_player_per_day:
             raise ChallengeRefusedError(
-                f"{user.userid} has been given {limits.new_boards_per_player_per_day} new boards today, "
+                f"{user.userid} has been given {caps.new_boards_per_player_per_day} new boards today, "
                 f"the most a day; try again tomorrow"
             )
     cap = ctx.config.computer.games_per_player
@@ -79,12 +80,10 @@ def challenger(ctx: Context, userids: tuple[UserId, UserId], password: Password)
 def invite(ctx: Context, white: User, black: User) -> None:
     """Count an invitation to each of the two, within the day's share."""
     cap = ctx.config.limits.invitations_per_player_per_day
-    day = ctx.now.date().isoformat()
     for user in (white, black):
-        if ctx.store.daily_count("invitation", str(user.id), day) >= cap:
+        if not limits.left(ctx, "invitation", str(user.id), cap):
             raise ChallengeRefusedError(
                 f"{user.userid} has had {cap} invitations today, the most a day; a challenge with the "
                 f"password of one of its players makes the board at once"
             )
-    for user in (white, black):
-        ctx.store.add_daily_count("invitation", str(user.id), day)
+    limits.spend_each(ctx, "invitation", (str(user.id) for user in (white, black)), cap)

@@ -3,6 +3,8 @@ moment it happens at, and the caches kept between mails."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -70,6 +72,20 @@ class Context:
             raise WorkLimitError(f"this mail has already asked for {self.boards_drawn} boards to be shown, "
                                  f"about the most one mail may ({cap}); send the rest in another mail")
         self.boards_drawn += boards
+
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """One command's work, all or nothing: a savepoint of the store
+        (rolled back when the block raises), and the positions the command
+        loaded kept for the next mails only when it succeeded (a failed
+        one may have left them half changed)."""
+        try:
+            with self.store.atomic():
+                yield
+        except BaseException:
+            self.positions.drop_lent()
+            raise
+        self.positions.keep_lent()
 
     @property
     def login_lane(self) -> str:

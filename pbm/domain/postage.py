@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from . import limits
 from .context import Context
 from .refusals import DailyLimitError, WorkLimitError
 
@@ -42,32 +43,27 @@ def to_others(ctx: Context, account: int | None, addresses: Iterable[str], *, se
     refused when it would pass the mail's or the account's cap, each
     recipient past their own share left out.  ``exempt_from_account_cap``:
     a broadcast, which has a daily cap of its own."""
-    limits = ctx.config.limits
-    day = ctx.now.date().isoformat()
+    caps = ctx.config.limits
     me = (sender or ctx.sender or "").lower()
     wanted = [a for a in dict.fromkeys(addresses) if a.lower() != me]
     if not wanted:
         return Delivery((), ())
-    if ctx.recipients + len(wanted) > limits.recipients_per_mail and not exempt_from_account_cap:
+    if ctx.recipients + len(wanted) > caps.recipients_per_mail and not exempt_from_account_cap:
         raise WorkLimitError(f"this mail would send mail to {ctx.recipients + len(wanted)} addresses other "
-                             f"than yours, more than one mail may ({limits.recipients_per_mail}); send the "
+                             f"than yours, more than one mail may ({caps.recipients_per_mail}); send the "
                              f"rest in another mail")
-    key = ("account", str(account)) if account is not None else ("sender", me)
+    kind, key = ("to-others-by-account", str(account)) if account is not None else ("to-others-by-sender", me)
     if not exempt_from_account_cap:
-        sent = ctx.store.daily_count(f"to-others-by-{key[0]}", key[1], day)
-        if sent + len(wanted) > limits.mail_to_others_per_day:
-            left = max(limits.mail_to_others_per_day - sent, 0)
+        left = limits.left(ctx, kind, key, caps.mail_to_others_per_day)
+        if len(wanted) > left:
             raise DailyLimitError(f"this would send mail to {len(wanted)} people, and you may send mail to "
-                                  f"{left} more today (at most {limits.mail_to_others_per_day} a day)")
+                                  f"{left} more today (at most {caps.mail_to_others_per_day} a day)")
     to: list[str] = []
     left_out: list[str] = []
     for address in wanted:
-        if ctx.store.daily_count("to-others-for", address, day) >= limits.mail_from_others_per_day:
-            left_out.append(address)
-        else:
-            ctx.store.add_daily_count("to-others-for", address, day)
-            to.append(address)
+        fits = limits.spend(ctx, "to-others-for", address, caps.mail_from_others_per_day)
+        (to if fits else left_out).append(address)
     if not exempt_from_account_cap:
-        ctx.store.add_daily_count(f"to-others-by-{key[0]}", key[1], day, len(to))
+        limits.spend(ctx, kind, key, caps.mail_to_others_per_day, len(to))
         ctx.recipients += len(to)
     return Delivery(tuple(to), tuple(left_out))

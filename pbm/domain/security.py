@@ -28,6 +28,7 @@ import hmac
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 
+from . import limits
 from .context import Context
 from .refusals import DailyLimitError
 from .seals import code_hash, new_nonce
@@ -78,10 +79,10 @@ def blocked_until(ctx: Context, user: User, failures: LoginFailures | None) -> d
     (whose wrong passwords from the lane are ``failures``), if that is now:
     after too many wrong ones for this user, or, from an address that is
     not the user's own, for others' accounts today."""
-    limits = ctx.config.limits
+    caps = ctx.config.limits
     lane = ctx.login_lane
     if not owns(ctx, user, ctx.sender or "") and \
-            ctx.store.sender_failures(lane, ctx.now.date().isoformat()) >= limits.failed_logins_per_sender_per_day:
+            ctx.store.sender_failures(lane, ctx.now.date().isoformat()) >= caps.failed_logins_per_sender_per_day:
         return _end_of_day(ctx.now)
     if failures is not None and failures.blocked_until and ctx.now < when(failures.blocked_until):
         return when(failures.blocked_until)
@@ -104,17 +105,17 @@ def count_failed_login(ctx: Context, user_id: int | None) -> LockStarted | None:
     if user_id is None:
         return None
     store = ctx.store
-    limits = ctx.config.limits
+    caps = ctx.config.limits
     lane = ctx.login_lane
     user = store.user_by_id(user_id)
     if not owns(ctx, user, ctx.sender or ""):
         store.count_sender_failure(lane, ctx.now.date().isoformat())
     before = store.login_failures(lane, user_id)
     failures = (before.failures if before else 0) + 1
-    over = failures - limits.failed_logins_before_lock
+    over = failures - caps.failed_logins_before_lock
     until = None
     if over >= 0:
-        until = ctx.now + min(timedelta(minutes=limits.lock_minutes) * (2 ** min(over, 12)), MAX_LOCK)
+        until = ctx.now + min(timedelta(minutes=caps.lock_minutes) * (2 ** min(over, 12)), MAX_LOCK)
     store.record_login_failure(lane, user_id, until)
     if until is None:
         return None
@@ -181,33 +182,26 @@ class Confirmations:
     asked_today: tuple[str, ...]
 
 
-def _day(ctx: Context) -> str:
-    return ctx.now.date().isoformat()
-
-
 def await_confirmation(ctx: Context, user: User, addresses: list[str], sender: str) -> Confirmations:
     """The addresses wait for confirmation: each gets one code a day at
     most (the sender's own in the reply to the sender; each other one in a
     short mail of its own), and no other mail until the code comes back
     from it.  The mails one sender, and one account, cause are capped per
     day: past that the command is refused (DailyLimitError)."""
-    limits = ctx.config.limits
-    day = _day(ctx)
-    fresh = [a for a in addresses
-             if ctx.store.daily_count("confirmation", a, day) < limits.confirmations_per_address_per_day]
+    per_address = ctx.config.limits.confirmations_per_address_per_day
+    fresh = [a for a in addresses if limits.left(ctx, "confirmation", a, per_address)]
     others = [a for a in fresh if a.lower() != sender.lower()]
-    cap = limits.confirmations_per_sender_per_day
-    for kind, key in (("confirmations-by", sender), ("confirmations-for", str(user.id))):
-        if others and ctx.store.daily_count(kind, key, day) + len(others) > cap:
-            raise DailyLimitError(f"confirmations have been mailed to {cap} addresses for this sender or "
-                                  f"account today, the most a day; add the others tomorrow")
+    cap = ctx.config.limits.confirmations_per_sender_per_day
+    shares = (("confirmations-by", sender), ("confirmations-for", str(user.id)))
+    if others and any(limits.left(ctx, kind, key, cap) < len(others) for kind, key in shares):
+        raise DailyLimitError(f"confirmations have been mailed to {cap} addresses for this sender or "
+                              f"account today, the most a day; add the others tomorrow")
     codes: dict[str, IssuedCode] = {}
     for address in fresh:
-        ctx.store.add_daily_count("confirmation", address, day)
+        limits.spend(ctx, "confirmation", address, per_address)
         codes[address] = issue_code(ctx, user, "confirm", address)
-    for kind, key in (("confirmations-by", sender), ("confirmations-for", str(user.id))):
-        if others:
-            ctx.store.add_daily_count(kind, key, day, len(others))
+    for kind, key in shares:
+        limits.spend(ctx, kind, key, cap, len(others))
     mine = next((c for a, c in codes.items() if a.lower() == sender.lower()), None)
     return Confirmations(mine, tuple(codes[a] for a in others),
                          tuple(a for a in addresses if a not in codes))

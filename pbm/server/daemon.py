@@ -28,8 +28,9 @@ from datetime import UTC, datetime
 from pbm.app.pipeline import Pipeline, Result
 from pbm.app.ticker import run_tick
 from pbm.config import Config
-from pbm.domain import computer
+from pbm.domain import computer, limits
 from pbm.domain.computer import Answer
+from pbm.domain.context import Context
 from pbm.domain.store import Store, is_busy
 
 from . import metrics
@@ -198,12 +199,12 @@ class Daemon:
         :data:`FAILED_PER_DAY` a day, :data:`FAILED_PER_SENDER_PER_DAY` of
         them from one From line (the rest are only logged)."""
         now = self.clock()
-        day = now.date().isoformat()
+        ctx = Context(self.store, self.config, now)
         found = _FROM_LINE.search(raw[:65536])
         sender = found.group(1).strip().decode("ascii", "replace") if found else "(no From)"
         with self.store.atomic():
-            over_all = self.store.add_daily_count("failed mail", "smtp", day) > FAILED_PER_DAY
-            if over_all or self.store.add_daily_count("failed mail from", sender, day) > FAILED_PER_SENDER_PER_DAY:
+            if not (limits.spend(ctx, "failed mail", "smtp", FAILED_PER_DAY)
+                    and limits.spend(ctx, "failed mail from", sender, FAILED_PER_SENDER_PER_DAY)):
                 log.error("failed mail not kept: the day's share of failed mail is used up")
                 return
             limit = self.config.limits.max_message_bytes

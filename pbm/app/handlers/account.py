@@ -16,10 +16,11 @@ from pbm.domain.accounts import (
     live_user,
     login,
     new_password_hash,
+    open_account,
 )
 from pbm.domain.boards import load_games, opponents_in_play, selected
 from pbm.domain.clocks import book_vacation
-from pbm.domain.refusals import BadAddressError, DailyLimitError, NotAvailableError, PbmError, UseridTakenError
+from pbm.domain.refusals import BadAddressError, DailyLimitError, NotAvailableError, PbmError
 from pbm.domain.results import forfeit
 from pbm.domain.store.records import User
 from pbm.domain.times import shown
@@ -57,18 +58,9 @@ def _bound_now(req: Request[Any], addresses: list[str]) -> list[str]:
 
 def signup(req: Request[SignupArgs]) -> list[Reply]:
     a = req.args
-    cap = req.config.limits.signups_per_sender_per_day
-    day = req.now.date().isoformat()
-    if req.store.daily_count("signup", req.sender, day) >= cap:
-        raise DailyLimitError(f"{cap} accounts have been opened from your address today, the most a day")
-    if req.store.find_user(a.userid.key) is not None:
-        raise UseridTakenError(f"the userid {a.userid} is taken; choose another")
-    req.store.add_daily_count("signup", req.sender, day)
     addresses = checked_addresses(a.addresses, req.sender)
     bound = _bound_now(req, addresses)
-    user = req.store.create_user(a.userid.typed, a.userid.key, new_password_hash(req.ctx, a.password), addresses,
-                                 req.now, confirmed=bound)
-    req.ctx.logged_in.add(user.id)
+    user = open_account(req.ctx, a.userid, a.password, addresses, bound)
     waiting = [x for x in addresses if x not in bound]
     asked = security.await_confirmation(req.ctx, user, waiting, req.sender)
     return [_addresses_reply(req, user, "replies/welcome.txt", asked),
