@@ -15,13 +15,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pbm"
 #: What each part of the package may import besides itself.
 ALLOWED = {
     "secret": set(),
-    "config": {"secret"},
+    "terms": set(),
+    "config": {"secret", "terms"},
     "trax": set(),
     "ai": {"trax"},  # the computer's search: pure, on the engine
-    "grammar": {"trax", "secret", "config"},
-    "domain": {"trax", "grammar", "secret", "config"},
-    "app": {"trax", "grammar", "domain", "secret", "config"},
-    "server": {"trax", "ai", "grammar", "domain", "app", "secret", "config"},
+    "grammar": {"trax", "secret", "terms"},  # the words of commands: no server configuration
+    "domain": {"trax", "grammar", "secret", "terms", "config"},
+    "app": {"trax", "grammar", "domain", "secret", "terms", "config"},
+    "server": {"trax", "ai", "grammar", "domain", "app", "secret", "terms", "config"},
     "": {"server"},  # pbm/__init__.py and pbm/__main__.py
 }
 

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..secret import Secret
+from ..terms import BoardTerms
 from .reading import _FROM_FIELD, _closest, _describe, _Table, _Unread
 from .sections import (
     BASE_URL_MAX_LENGTH,
@@ -61,7 +62,6 @@ from .sections import (
     ServerConfig,
     SmtpConfig,
     WebConfig,
-    nag_precedes_forfeit,
     section_keys,
     tls_context,
 )
@@ -83,7 +83,6 @@ __all__ = [
     "SmtpConfig",
     "WebConfig",
     "load_config",
-    "nag_precedes_forfeit",
     "section_keys",
     "tls_context",
 ]
@@ -260,7 +259,7 @@ def _games(t: _Table) -> GamesConfig:
     for prefix in ("", "tournament_"):
         nag = getattr(config, prefix + "nag_days")
         forfeit = getattr(config, prefix + "forfeit_days")
-        if not nag_precedes_forfeit(nag, forfeit):
+        if not BoardTerms(nag_days=nag, forfeit_days=forfeit).nag_comes_first():
             raise t.error(prefix + "forfeit_days",
                           f"({forfeit}) must be greater than {prefix}nag_days ({nag})")
         if forfeit < config.minimum_forfeit_days:

@@ -350,13 +350,6 @@ def section_keys(section: str) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(SECTIONS[section]))
 
 
-def nag_precedes_forfeit(nag_days: float, forfeit_days: float) -> bool:
-    """The rule every board's times keep, wherever they come from (this file,
-    a challenge's options, a tournament): the reminder comes before the
-    forfeit."""
-    return nag_days < forfeit_days
-
-
 def tls_context(ca_file: Path | None) -> ssl.SSLContext:
     """The TLS settings of a connection to the IMAP server or the relay:
     the certificate must be valid for the host name and signed by a

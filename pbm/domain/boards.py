@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pbm.config import nag_precedes_forfeit
 from pbm.grammar import BoardRef, Password, UserId
+from pbm.terms import BoardTerms
 from pbm.trax import Board
 
 from . import luck
@@ -44,18 +44,27 @@ def mover_id(row: BoardRecord) -> int:
     return row.white_id if colour_to_move(row.ply) == "white" else row.black_id
 
 
-def times_problem(ctx: Context, nag_days: float, forfeit_days: float, total_days: float | None = None) -> str | None:
-    """What is wrong with a board's times, if anything: the reminder must
-    come before the forfeit, and neither the forfeit nor the total time may
-    be shorter than ``[games] minimum_forfeit_days``."""
-    floor = ctx.config.games.minimum_forfeit_days
-    for name, days in (("forfeit time", forfeit_days), ("total time", total_days)):
-        if days is not None and days < floor:
-            return f"the {name} is at least {floor:g} day{'' if floor == 1 else 's'} on this server, not {days:g}"
-    if not nag_precedes_forfeit(nag_days, forfeit_days):
-        return (f"the nag time ({nag_days:g} days) must be shorter than the forfeit time "
-                f"({forfeit_days:g} days)")
+def times_problem(ctx: Context, terms: BoardTerms) -> str | None:
+    """What is wrong with a board's times, if anything: neither the forfeit
+    nor the total time may be shorter than ``[games] minimum_forfeit_days``,
+    and the reminder must come before the forfeit."""
+    short = terms.too_short(ctx.config.games.minimum_forfeit_days)
+    if short is not None:
+        floor, days = short.floor, short.days
+        return f"the {short.name} is at least {floor:g} day{'' if floor == 1 else 's'} on this server, not {days:g}"
+    if not terms.nag_comes_first():
+        return (f"the nag time ({terms.nag_days:g} days) must be shorter than the forfeit time "
+                f"({terms.forfeit_days:g} days)")
     return None
+
+
+def default_times(ctx: Context, terms: BoardTerms, *, tournament: bool = False) -> BoardTerms:
+    """The terms with the times not given taken from ``[games]`` (its
+    tournament ones for a tournament's boards)."""
+    cfg = ctx.config.games
+    if tournament:
+        return terms.with_times(cfg.tournament_nag_days, cfg.tournament_forfeit_days)
+    return terms.with_times(cfg.nag_days, cfg.forfeit_days)
 
 
 @dataclass
@@ -156,43 +165,37 @@ def position_of(ctx: Context, ref: BoardRef, game_name: str) -> tuple[Game, Boar
     return loaded, past
 
 
-def checked_times(ctx: Context, nag_days: float | None, forfeit_days: float | None, total_days: float | None,
-                  *, tournament: bool = False) -> tuple[float, float]:
-    """A board's nag and forfeit times, those not given from the config
-    (the tournament ones for a tournament board); ChallengeRefusedError
-    when they break the rules of :func:`times_problem`."""
-    cfg = ctx.config.games
-    if nag_days is None:
-        nag_days = cfg.tournament_nag_days if tournament else cfg.nag_days
-    if forfeit_days is None:
-        forfeit_days = cfg.tournament_forfeit_days if tournament else cfg.forfeit_days
-    problem = times_problem(ctx, nag_days, forfeit_days, total_days)
+def checked_terms(ctx: Context, terms: BoardTerms, *, tournament: bool = False) -> BoardTerms:
+    """A board's terms, its times not given from the config (see
+    :func:`default_times`); ChallengeRefusedError when they break the rules
+    of :func:`times_problem`."""
+    settled = default_times(ctx, terms, tournament=tournament)
+    problem = times_problem(ctx, settled)
     if problem:
         raise ChallengeRefusedError(problem)
-    return nag_days, forfeit_days
+    return settled
 
 
-def new_board(ctx: Context, game_name: str, white: User, black: User, *, tournament: str | None = None,
-              label: str | None = None, nag_days: float | None = None, forfeit_days: float | None = None,
-              total_days: float | None = None, rated: bool = True, ending: str | None = None,
-              points: int | None = None, level: int | None = None, challenged: User | None = None) -> int:
-    """Create a board; clock limits not given come from the config (the
-    tournament ones for a tournament board), its rules (``ending``,
-    ``points``) from the game type when not given.  In LuckyTrax the first
-    tile is drawn.  Observers of every board of the game type observe it
-    too.  ``level``: the computer's, on a board against it.
-    ``challenged``: the player whose consent the board waits for (see
-    :mod:`.consent`); None: agreed to already."""
-    nag_days, forfeit_days = checked_times(ctx, nag_days, forfeit_days, total_days, tournament=tournament is not None)
+def new_board(ctx: Context, game_name: str, white: User, black: User, terms: BoardTerms, *,
+              tournament: str | None = None, label: str | None = None, level: int | None = None,
+              challenged: User | None = None) -> int:
+    """Create a board on ``terms``: clock limits not given come from the
+    config (the tournament ones for a tournament board), its rules
+    (``ending``, ``points``) from the game type when not given.  In
+    LuckyTrax the first tile is drawn.  Observers of every board of the
+    game type observe it too.  ``level``: the computer's, on a board
+    against it.  ``challenged``: the player whose consent the board waits
+    for (see :mod:`.consent`); None: agreed to already."""
+    terms = checked_terms(ctx, terms, tournament=tournament is not None)
     try:
-        rules = Board(game_name, ending=ending, points=points)
+        rules = Board(game_name, ending=terms.ending, points=terms.points)
     except ValueError as exc:
         raise ChallengeRefusedError(str(exc)) from None
     now = stamp(ctx.now)
     number = ctx.store.create_board(
         game=game_name, white_id=white.id, black_id=black.id, tournament=tournament, label=label,
-        nag_days=nag_days, forfeit_days=forfeit_days,
-        total_days=total_days, rated=int(rated), created_at=now, updated_at=now, turn_since=now,
+        nag_days=terms.nag_days, forfeit_days=terms.forfeit_days,
+        total_days=terms.total_days, rated=int(terms.rated), created_at=now, updated_at=now, turn_since=now,
         ending=rules.ending, points=rules.points, draws=str(luck.draw_face()) if rules.variant.drawn else "",
         level=level, challenged_id=challenged.id if challenged is not None else None,
         accepted_at=None if challenged is not None else now,

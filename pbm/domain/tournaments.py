@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbm.grammar import Password, TournamentName, UserId
+from pbm.grammar.tournament_commands import TournamentCreateArgs
 from pbm.trax import Board
 
 from . import pairing, scoring
 from .accounts import login
-from .boards import Game, new_board, times_problem
+from .boards import Game, default_times, new_board, times_problem
 from .context import Context
 from .ratings import stored_rating, white_score
 from .refusals import NotAllowedError, TournamentError, UnknownBoardError
@@ -140,11 +141,8 @@ def rating_of(ctx: Context, user_id: int, game: str) -> float:
 def _create_game(ctx: Context, event: Event, stage: str, round_: int, white: int, black: int, label: str) -> int:
     store = ctx.store
     t = event.row
-    number = new_board(
-        ctx, t.game, store.user_by_id(white), store.user_by_id(black), tournament=t.name, label=label,
-        nag_days=t.nag_days, forfeit_days=t.forfeit_days, rated=bool(t.rated),
-        ending=t.ending, points=t.points,
-    )
+    number = new_board(ctx, t.game, store.user_by_id(white), store.user_by_id(black), t.terms,
+                       tournament=t.name, label=label)
     store.add_pairing(tournament_id=event.id, stage=stage, round=round_, white_id=white, black_id=black,
                       board=number)
     return number
@@ -380,31 +378,29 @@ def group_standings(event: Event, stage: str | None) -> list[scoring.Standing]:
 # what players and directors do
 
 
-def create(ctx: Context, director: User, name: TournamentName, game: str, *, fmt: str | None,
-           rounds: int | None, pool_size: int | None, advance: int | None, nag_days: float | None,
-           forfeit_days: float | None, rated: bool, max_players: int | None,
-           start_date: datetime.date | None, ending: str | None = None, points: int | None = None) -> Event:
-    """A new event, open for entry; times not given come from the config,
-    the boards' rules (``ending``, ``points``) from the game type."""
+def create(ctx: Context, director: User, game: str, plan: TournamentCreateArgs) -> Event:
+    """A new event of ``game``, as its director wrote it (``plan``), open
+    for entry; times not given come from the config, the boards' rules
+    (``ending``, ``points``) from the game type."""
+    name, start_date = plan.name, plan.start
     if ctx.store.tournament(name.key) is not None:
         raise TournamentError(f"there is already a tournament named {name}; choose another name")
     if start_date is not None and start_date < ctx.now.date():
         raise TournamentError(f"the start date {start_date.isoformat()} has passed")
-    cfg = ctx.config.games
-    nag = nag_days if nag_days is not None else cfg.tournament_nag_days
-    forfeit = forfeit_days if forfeit_days is not None else cfg.tournament_forfeit_days
-    problem = times_problem(ctx, nag, forfeit)
+    terms = default_times(ctx, plan.terms, tournament=True)
+    problem = times_problem(ctx, terms)
     if problem:
         raise TournamentError(problem)
     try:
-        Board(game, ending=ending, points=points)
+        Board(game, ending=terms.ending, points=terms.points)
     except ValueError as exc:
         raise TournamentError(str(exc)) from None
     tid = ctx.store.create_tournament(
-        name=str(name), key=name.key, game=game, director_id=director.id, format=fmt or "roundrobin",
-        rounds=rounds, pool_size=pool_size, advance=advance, nag_days=nag, forfeit_days=forfeit, rated=int(rated),
-        max_players=max_players, start_date=start_date.isoformat() if start_date else None,
-        created_at=stamp(ctx.now), ending=ending, points=points,
+        name=str(name), key=name.key, game=game, director_id=director.id, format=plan.format or "roundrobin",
+        rounds=plan.rounds, pool_size=plan.pool_size, advance=plan.advance, nag_days=terms.nag_days,
+        forfeit_days=terms.forfeit_days, rated=int(terms.rated), max_players=plan.max_players,
+        start_date=start_date.isoformat() if start_date else None, created_at=stamp(ctx.now),
+        ending=terms.ending, points=terms.points,
     )
     return reload(ctx, tid)
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from pbm.config import nag_precedes_forfeit
+from pbm.terms import BoardTerms
 from pbm.trax import VARIANTS, get_variant
 from pbm.trax.variants import ENDINGS
 
@@ -46,12 +46,7 @@ class ChallengeArgs:
     white: UserId  # the first userid: moves first
     black: UserId
     password: Password | None = None  # one of the two players': without it, only an invitation
-    nag_days: float | None = None  # None: not given (the server's default applies)
-    forfeit_days: float | None = None
-    total_days: float | None = None
-    rated: bool = True
-    ending: str | None = None  # the size-limited types: draw | lastloses; None: the type's own
-    points: int | None = None  # pointtrax: the score that wins; None: the default
+    terms: BoardTerms = field(default_factory=BoardTerms)  # the clocks, rated or not, the rules: as written
     level: int | None = None  # against the computer: the level it plays at; None: the server's default
 
 
@@ -150,10 +145,18 @@ _board = partial(read_board)
 _tile = partial(read_move, words=False, numbered=False)
 
 
-def check_nag_before_forfeit(r: Reader, options: dict[str, Any]) -> None:
-    nag, forfeit = options.get("nag_days"), options.get("forfeit_days")
-    if nag is not None and forfeit is not None and not nag_precedes_forfeit(nag, forfeit):
+#: The options that are a board's terms (:class:`BoardTerms`), by field.
+TERMS_FIELDS = ("nag_days", "forfeit_days", "total_days", "ending", "points")
+
+
+def read_terms(r: Reader, options: dict[str, Any]) -> BoardTerms:
+    """The board's terms among ``options`` (taken out of it): the reminder
+    must come before the forfeit when both are given."""
+    terms = BoardTerms(rated=not options.pop("unrated", False),
+                       **{f: options.pop(f) for f in TERMS_FIELDS if f in options})
+    if not terms.nag_comes_first():
         r.fail("the nag time must be shorter than the forfeit time (the reminder comes first)")
+    return terms
 
 
 def parse_challenge(r: Reader) -> ChallengeArgs:
@@ -167,19 +170,18 @@ def parse_challenge(r: Reader) -> ChallengeArgs:
         password = r.read(2, "password", read_password)
         first_option = 3
     options = r.options(first_option, "the two userids and the password")
-    check_nag_before_forfeit(r, options)
-    check_game_options(r, options)
-    rated = not options.pop("unrated", False)
-    return ChallengeArgs(white, black, password, rated=rated, **options)
+    terms = read_terms(r, options)
+    check_game_options(r, terms)
+    return ChallengeArgs(white, black, password, terms, **options)
 
 
-def check_game_options(r: Reader, options: dict[str, Any]) -> None:
+def check_game_options(r: Reader, terms: BoardTerms) -> None:
     """-ending is for the size-limited game types, -points for point trax."""
     variant = get_variant(r.game or "trax")
-    if "ending" in options and variant.max_size is None:
+    if terms.ending is not None and variant.max_size is None:
         limited = " and ".join(v.name for v in VARIANTS.values() if v.max_size is not None)
         r.fail(f"-ending is for the game types with a limited area ({limited}), not {variant.name}")
-    if "points" in options and not variant.scores:
+    if terms.points is not None and not variant.scores:
         scored = " and ".join(v.name for v in VARIANTS.values() if v.scores)
         r.fail(f"-points is for {scored}, not {variant.name}")
 

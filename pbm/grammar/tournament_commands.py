@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
+from pbm.terms import BoardTerms
+
 from .account_commands import NoArgs, parse_none
-from .game_commands import GAME_OPTIONS, TIME_OPTIONS, check_game_options, check_nag_before_forfeit
+from .game_commands import GAME_OPTIONS, TIME_OPTIONS, check_game_options, read_terms
 from .spec import CommandSpec, Option, Reader, Scope
 from .words import (
     Password,
@@ -38,13 +40,9 @@ class TournamentCreateArgs:
     rounds: int | None = None  # swiss only
     pool_size: int | None = None  # pools only
     advance: int | None = None  # pools only: how many of each pool reach the final
-    nag_days: float | None = None
-    forfeit_days: float | None = None
-    rated: bool = True
     max_players: int | None = None
     start: datetime.date | None = None
-    ending: str | None = None  # the boards' rules, as in a challenge
-    points: int | None = None
+    terms: BoardTerms = field(default_factory=BoardTerms)  # its boards' clocks, rated or not, rules: as in a challenge
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,19 +113,18 @@ def parse_create(r: Reader) -> TournamentCreateArgs:
     r.expect(3)
     name, userid, password = _login(r)
     options = r.options(3, "NAME USERID PASSWORD")
-    check_nag_before_forfeit(r, options)
-    check_game_options(r, options)
+    terms = read_terms(r, options)
+    check_game_options(r, terms)
     fmt = options.get("format")
     if "rounds" in options and fmt != "swiss":
         r.fail("-rounds is for -format=swiss (a round robin has as many rounds as it needs)")
-    for field, option in (("pool_size", "-poolsize"), ("advance", "-advance")):
-        if field in options and fmt != "pools":
+    for key, option in (("pool_size", "-poolsize"), ("advance", "-advance")):
+        if key in options and fmt != "pools":
             r.fail(f"{option} is for -format=pools")
     advance, pool_size = options.get("advance"), options.get("pool_size")
     if advance is not None and pool_size is not None and advance >= pool_size:
         r.fail("-advance must be smaller than -poolsize (some players of each pool stay behind)")
-    rated = not options.pop("unrated", False)
-    return TournamentCreateArgs(name, userid, password, rated=rated, **options)
+    return TournamentCreateArgs(name, userid, password, terms=terms, **options)
 
 
 def parse_login(r: Reader) -> TournamentLoginArgs:

@@ -50,6 +50,7 @@ from pbm.grammar import (
     parse_mail_commands,
     usage,
 )
+from pbm.terms import BoardTerms
 from pbm.trax import parse_notation
 
 ALICE = UserId.of("alice")
@@ -129,16 +130,16 @@ def test_vacation_off_is_a_property_of_the_arguments():
 GAME_CASES = [
     ("help", "help", HelpArgs()),
     ("challenge alice bob", "challenge", ChallengeArgs(ALICE, BOB)),
-    ("challenge alice bob s3cret -unrated", "challenge", ChallengeArgs(ALICE, BOB, PW, rated=False)),
+    ("challenge alice bob s3cret -unrated", "challenge", ChallengeArgs(ALICE, BOB, PW, BoardTerms(rated=False))),
     (
         "challenge alice bob --nagtime=2 -forfeittime=10.5 --TotalTime=60 -unrated",
         "challenge",
-        ChallengeArgs(ALICE, BOB, nag_days=2.0, forfeit_days=10.5, total_days=60.0, rated=False),
+        ChallengeArgs(ALICE, BOB, terms=BoardTerms(nag_days=2.0, forfeit_days=10.5, total_days=60.0, rated=False)),
     ),
     (
         "challenge alice bob --unrated -nagtime=0,5",
         "challenge",
-        ChallengeArgs(ALICE, BOB, nag_days=0.5, rated=False),
+        ChallengeArgs(ALICE, BOB, terms=BoardTerms(nag_days=0.5, rated=False)),
     ),
     ("move 101 alice s3cret B2/", "move", MoveArgs(101, ALICE, PW, tile("B2/"))),
     ("move 101 alice s3cret b2/#5", "move", MoveArgs(101, ALICE, PW, tile("B2/", 5))),
@@ -217,11 +218,9 @@ TOURNAMENT_CASES = [
             format="pools",
             pool_size=7,
             advance=3,
-            nag_days=1.0,
-            forfeit_days=7.0,
-            rated=False,
             max_players=40,
             start=datetime.date(2026, 1, 15),
+            terms=BoardTerms(nag_days=1.0, forfeit_days=7.0, rated=False),
         ),
     ),
     (

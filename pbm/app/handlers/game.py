@@ -9,7 +9,7 @@ from pbm.domain import challenges, computer, consent, luck, postage
 from pbm.domain.accounts import game_addresses, live_user, login
 from pbm.domain.boards import (
     Game,
-    checked_times,
+    checked_terms,
     load_game,
     load_games,
     member_game,
@@ -75,7 +75,7 @@ def challenge(req: Request[ChallengeArgs]) -> list[Reply]:
     white, black = live_user(ctx, a.white), live_user(ctx, a.black)
     level = computer.check_challenge(ctx, white, black, a.level, a.password is not None)
     challenges.check_players(ctx, game_name, white, black)
-    checked_times(ctx, a.nag_days, a.forfeit_days, a.total_days)
+    checked_terms(ctx, a.terms)
     if a.password is None:  # an invitation: the players hear of it, within their share of mail from others
         challenges.invite(ctx, white, black)
         to = [*game_addresses(req.store, white), *game_addresses(req.store, black)]
@@ -84,11 +84,10 @@ def challenge(req: Request[ChallengeArgs]) -> list[Reply]:
             "title": get_variant(game_name).title, "game": game_name, "white": white.userid,
             "black": black.userid, "sender": req.sender, "options": _options(req),
         }, kind="others")]
-    rated = a.rated and (level is None or ctx.config.computer.rated == "apart")
+    rated = a.terms.rated and (level is None or ctx.config.computer.rated == "apart")
     other = black if white.userid == author else white
     challenged = consent.waits_for(ctx, other, level)
-    number = new_board(ctx, game_name, white, black, nag_days=a.nag_days, forfeit_days=a.forfeit_days,
-                       total_days=a.total_days, rated=rated, ending=a.ending, points=a.points, level=level,
+    number = new_board(ctx, game_name, white, black, replace(a.terms, rated=rated), level=level,
                        challenged=challenged)
     mail = board_mail(ctx, load_game(ctx, number), template="replies/new-board.txt", comment=req.comment,
                       author=author)

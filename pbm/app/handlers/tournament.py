@@ -35,11 +35,7 @@ def _director(req: Request[Any]) -> tuple[tournaments.Event, User]:
 def create(req: Request[TournamentCreateArgs]) -> list[Reply]:
     a = req.args
     user = login(req.ctx, a.userid, a.password)
-    event = tournaments.create(
-        req.ctx, user, a.name, req.game, fmt=a.format, rounds=a.rounds, pool_size=a.pool_size, advance=a.advance,
-        nag_days=a.nag_days, forfeit_days=a.forfeit_days, rated=a.rated, max_players=a.max_players,
-        start_date=a.start, ending=a.ending, points=a.points,
-    )
+    event = tournaments.create(req.ctx, user, req.game, a)
     return [Reply("replies/tournament-created.txt", account_addresses(req.store, user, req.sender),
                   event_context(req.store, event))]
 

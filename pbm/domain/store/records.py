@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from pbm.terms import BoardTerms
+
 R = TypeVar("R")
 
 _FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
@@ -274,6 +276,12 @@ class TournamentRecord:
     finished_at: str | None
     ending: str | None
     points: int | None
+
+    @property
+    def terms(self) -> BoardTerms:
+        """The terms its boards are played on."""
+        return BoardTerms(nag_days=self.nag_days, forfeit_days=self.forfeit_days, rated=self.rated,
+                          ending=self.ending, points=self.points)
 
 
 @dataclass(frozen=True, slots=True)
