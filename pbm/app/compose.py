@@ -43,7 +43,7 @@ from pbm.trax.picture import board_png
 from pbm.trax.render import render as render_board
 from pbm.trax.render import tile_diagram
 
-from .messages import Attachment, outgoing
+from .messages import Attachment, Content, Head, outgoing
 from .request import CodeFor, Reply, TokenFor
 
 #: A Message-ID that a reply may name in In-Reply-To and References:
@@ -437,6 +437,8 @@ class Composer:
                     plain_only = without_pictures(recipients)
             attachments = [Attachment("image/png", p.base64, cid=p.cid, filename=f"trax-{p.cid.split('@')[0]}.png")
                            for p in text.pictures]
+            plain_content = Content(text.body, files=files)
+            pictured_content = Content(text.body, html, attachments, files)
             for recipient in recipients:
                 pictured = html is not None and recipient not in plain_only
                 message_id, reply_to = self.message_id(now), None
@@ -449,10 +451,7 @@ class Composer:
                     if server.reply_subaddress:
                         local, _, domain = server.address.rpartition("@")
                         reply_to = f"{local}+r-{token}@{domain}"
-                out.append(outgoing(
-                    sender=(server.name, server.address), recipient=recipient, subject=text.subject,
-                    body=text.body, date=format_datetime(now), message_id=message_id,
-                    in_reply_to=in_reply_to, html=html if pictured else None,
-                    related=attachments if pictured else (), reply_to=reply_to, files=files,
-                ))
+                head = Head((server.name, server.address), recipient, text.subject, format_datetime(now),
+                            message_id, in_reply_to=in_reply_to, reply_to=reply_to)
+                out.append(outgoing(head, pictured_content if pictured else plain_content))
         return out

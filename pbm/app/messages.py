@@ -78,47 +78,62 @@ def _related(html: str, related: Sequence[Attachment]) -> Message:
     return group
 
 
-def outgoing(
-    *,
-    sender: tuple[str, str],
-    recipient: str,
-    subject: str,
-    body: str,
-    date: str,
-    message_id: str,
-    in_reply_to: str | None = None,
-    auto_reply: bool = True,
-    html: str | None = None,
-    related: Sequence[Attachment] = (),
-    reply_to: str | None = None,
-    files: Sequence[tuple[str, str]] = (),
-) -> Message:
-    """A message from values we made or checked.  Replies carry
-    ``Auto-Submitted: auto-replied`` (``auto_reply``).  The text body goes as
+@dataclass(frozen=True)
+class Head:
+    """Who a message is from and to, and the headers that place it:
+    ``sender`` (name, address), ``in_reply_to`` the mail it answers,
+    ``reply_to`` where a reply should go instead of ``sender``.  Replies
+    carry ``Auto-Submitted: auto-replied`` (``auto_reply``)."""
+
+    sender: tuple[str, str]
+    recipient: str
+    subject: str
+    date: str
+    message_id: str
+    in_reply_to: str | None = None
+    reply_to: str | None = None
+    auto_reply: bool = True
+
+
+@dataclass(frozen=True)
+class Content:
+    """What a message says: the text ``body``; ``html``, its HTML
+    alternative, with ``related`` (the pictures it shows); ``files`` (name,
+    text), attached as text files."""
+
+    body: str
+    html: str | None = None
+    related: Sequence[Attachment] = ()
+    files: Sequence[tuple[str, str]] = ()
+
+
+def outgoing(head: Head, content: Content) -> Message:
+    """A message from values we made or checked.  The text body goes as
     7bit when it is plain ASCII with short lines, else as UTF-8
     quoted-printable.  With ``html``, the message is ``multipart/alternative``:
-    the text part first, then the HTML part with ``related`` (the pictures it
-    shows) in a ``multipart/related``.  ``files`` (name, text) are attached
-    as text files: the message is then ``multipart/mixed``, the body first."""
+    the text part first, then the HTML part with ``related`` in a
+    ``multipart/related``.  With ``files``, the message is
+    ``multipart/mixed``, the body first."""
     msg = Message()
-    msg["From"] = _header(formataddr(sender, charset="utf-8"))
-    msg["To"] = _header(recipient)
-    msg["Subject"] = _header(subject)
-    msg["Date"] = _header(date)
-    msg["Message-ID"] = _header(message_id)
-    if in_reply_to:
-        msg["In-Reply-To"] = _header(in_reply_to)
-        msg["References"] = _header(in_reply_to)
-    if reply_to:
-        msg["Reply-To"] = _header(reply_to)
-    if auto_reply:
+    msg["From"] = _header(formataddr(head.sender, charset="utf-8"))
+    msg["To"] = _header(head.recipient)
+    msg["Subject"] = _header(head.subject)
+    msg["Date"] = _header(head.date)
+    msg["Message-ID"] = _header(head.message_id)
+    if head.in_reply_to:
+        msg["In-Reply-To"] = _header(head.in_reply_to)
+        msg["References"] = _header(head.in_reply_to)
+    if head.reply_to:
+        msg["Reply-To"] = _header(head.reply_to)
+    if head.auto_reply:
         msg["Auto-Submitted"] = "auto-replied"
     msg["MIME-Version"] = "1.0"
+    body, html, related, files = content.body, content.html, content.related, content.files
     if files:
         msg["Content-Type"] = "multipart/mixed"
-        content = Message()
-        _body(content, body, html, related)
-        msg.attach(content)
+        main = Message()
+        _body(main, body, html, related)
+        msg.attach(main)
         for name, text in files:
             part = Message()
             _text_part(part, text)

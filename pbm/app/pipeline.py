@@ -47,7 +47,7 @@ from .compose import Composer, Renderer
 from .handlers import HANDLERS
 from .handlers.computer_moves import computer_turn
 from .handlers.reply import act
-from .messages import outgoing, wire_bytes
+from .messages import Content, Head, outgoing, wire_bytes
 from .notices import address_reply, bounce_notices, lock_notice, probe_mail, refused_notice
 from .reading import body_text, header_text
 from .reports import bounce_tags, report_action
@@ -419,10 +419,9 @@ class Pipeline:
         """A command typed by an operator: handled like a mail from
         ``sender`` that the operator vouches for (an address it names is
         bound at once, as after a confirmation)."""
-        msg = outgoing(
-            sender=("", sender), recipient=self.config.server.address, subject=subject, body=body or "",
-            date=format_datetime(now), message_id=make_msgid(domain=self.composer.domain), auto_reply=False,
-        )
+        head = Head(("", sender), self.config.server.address, subject, format_datetime(now),
+                    make_msgid(domain=self.composer.domain), auto_reply=False)
+        msg = outgoing(head, Content(body or ""))
         return self.handle(wire_bytes(msg), now=now, dry_run=dry_run, vouched=True)
 
     # ------------------------------------------------------------------
