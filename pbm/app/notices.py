@@ -14,6 +14,7 @@ from pbm.domain.boards import Game, load_game
 from pbm.domain.bounces import HoldStarted, ProbeWanted, opponents_told
 from pbm.domain.context import Context
 from pbm.domain.digests import takes_digest, to_move, urgency
+from pbm.domain.events import BoardEvent
 from pbm.domain.security import Confirmations, IssuedCode, LockStarted
 from pbm.domain.store.records import User
 from pbm.domain.times import shown, span
@@ -41,7 +42,7 @@ def watchers(ctx: Context, game: Game, *, results_only: bool) -> tuple[str, ...]
     return tuple(dict.fromkeys(out))
 
 
-def board_mail(ctx: Context, game: Game, *, events: list[dict[str, Any]] | None = None, comment: str = "",
+def board_mail(ctx: Context, game: Game, *, events: Sequence[BoardEvent] | None = None, comment: str = "",
                author: str | None = None, template: str = "replies/board.txt") -> Reply:
     """The board as it stands, to its players and observers (to those who
     follow results only once it is finished); ``comment`` is what ``author``

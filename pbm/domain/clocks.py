@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from . import consent
 from .boards import Game, colour_of_turn, colour_to_move, load_game, mover_id
 from .context import Context
+from .events import BoardEvent, ChallengeLapsed, DrawAtForfeit, TimedOut
 from .refusals import NotAvailableError, NothingPendingError, VacationRefusedError
 from .results import conclude, forfeit
 from .security import is_held_up
@@ -162,7 +163,7 @@ class Acted:
     to the player to move; and what a tournament did because of it."""
 
     game: Game
-    event: dict[str, object] | None
+    event: BoardEvent | None
     progress: list[Progress]
 
 
@@ -175,15 +176,15 @@ def act(ctx: Context, row: BoardRecord, what: Due) -> Acted:
         return Acted(game, None, [])
     if what.lapse:
         challenged = game.white if game.white.id == row.challenged_id else game.black
-        return Acted(game, {"kind": "lapsed", "player": challenged.userid}, consent.lapse(ctx, game))
+        return Acted(game, ChallengeLapsed(challenged.userid), consent.lapse(ctx, game))
     if row.pending_kind == "draw" and row.pending_by != user.id:
         progress = conclude(ctx, game, None, "agreed")
-        event: dict[str, object] = {"kind": "draw-at-forfeit", "player": user.userid,
-                                    "by": game.opponent(user).userid}
+        event: BoardEvent = DrawAtForfeit(user.userid, game.opponent(user).userid)
     else:
         progress = forfeit(ctx, game, user)
-        event = {"kind": "timeout", "player": user.userid, "total": what.total,
-                 "days": row.total_days if what.total else row.forfeit_days}
+        days = row.total_days if what.total else row.forfeit_days
+        assert days is not None
+        event = TimedOut(user.userid, what.total, days)
     return Acted(game, event, progress)
 
 

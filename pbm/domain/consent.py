@@ -19,6 +19,7 @@ from typing import Any
 
 from .boards import Game
 from .context import Context
+from .events import BoardEvent, ChallengeAccepted, ChallengeDeclined
 from .refusals import ChallengeRefusedError
 from .results import conclude
 from .store.records import BoardRecord, User
@@ -46,7 +47,7 @@ def awaited(row: BoardRecord) -> bool:
     return row.accepted_at is None and row.challenged_id is not None
 
 
-def consent(ctx: Context, game: Game, user: User, events: list[dict[str, Any]], *, moving: bool) -> bool:
+def consent(ctx: Context, game: Game, user: User, events: list[BoardEvent], *, moving: bool) -> bool:
     """``user`` agrees to the game, if it waits for him (by a move, or by
     an ``accept``: then his clock starts now, when it is his turn).  True
     when it did."""
@@ -57,13 +58,13 @@ def consent(ctx: Context, game: Game, user: User, events: list[dict[str, Any]], 
         changed["turn_since"] = stamp(ctx.now)
     game.change(ctx, **changed)
     if not moving:
-        events.append({"kind": "accepted", "player": user.userid, "rated": bool(game.row.rated)})
+        events.append(ChallengeAccepted(user.userid, bool(game.row.rated)))
     return True
 
 
-def decline(ctx: Context, game: Game, user: User, events: list[dict[str, Any]]) -> list[Progress]:
+def decline(ctx: Context, game: Game, user: User, events: list[BoardEvent]) -> list[Progress]:
     """The player challenged says no: the game ends, unrated."""
-    events.append({"kind": "declined", "player": user.userid})
+    events.append(ChallengeDeclined(user.userid))
     return conclude(ctx, game, None, "declined")
 
 

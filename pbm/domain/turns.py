@@ -17,6 +17,20 @@ from pbm.trax import Board, TraxError, get_variant
 from . import consent, luck
 from .boards import Game, other_colour
 from .context import Context
+from .events import (
+    BoardEvent,
+    Cancelled,
+    Cleared,
+    DrawAccepted,
+    Ended,
+    Moved,
+    Passed,
+    Proposed,
+    Rejected,
+    Resigned,
+    Scored,
+    UndoAccepted,
+)
 from .refusals import (
     GameOverError,
     IllegalMoveReplyError,
@@ -49,7 +63,7 @@ class QueueNotice:
 class Turn:
     """What one command did to a board."""
 
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[BoardEvent] = field(default_factory=list)
     notices: list[QueueNotice] = field(default_factory=list)
     progress: list[Progress] = field(default_factory=list)
 
@@ -123,12 +137,12 @@ def play(ctx: Context, game: Game, user: User, text: str, turn: Turn, *, auto: b
     board.play(move)
     consent.consent(ctx, game, user, turn.events, moving=True)  # a first move agrees to the game
     _record(ctx, game, user, str(move), auto)
-    turn.events.append({"kind": "move", "player": user.userid, "move": str(move), "auto": auto, "number": board.ply})
+    turn.events.append(Moved(user.userid, str(move), auto, board.ply))
     _scored(game, turn)
     outcome = board.outcome()
     if outcome is not None:
         turn.progress += conclude(ctx, game, outcome.winner, outcome.reason)
-        turn.events.append({"kind": "result", "winner": outcome.winner, "reason": outcome.reason})
+        turn.events.append(Ended(outcome.winner, outcome.reason))
         return
     if board.variant.drawn:
         draw_next(ctx, game, turn)
@@ -163,10 +177,9 @@ def _scored(game: Game, turn: Turn) -> None:
     if not board.variant.scores:
         return
     for s in board.last_scored():
-        turn.events.append({"kind": "scored", "player": game.player(s.colour).userid, "colour": s.colour,
-                            "what": s.kind, "tiles": s.tiles})
+        turn.events.append(Scored(game.player(s.colour).userid, s.colour, s.kind, s.tiles))
     if board.reset_due:
-        turn.events.append({"kind": "cleared", "next": game.to_move.userid})
+        turn.events.append(Cleared(game.to_move.userid))
 
 
 #: More passes in a row than this (each a tile that fits nowhere) is a bug, not luck.
@@ -187,7 +200,7 @@ def draw_next(ctx: Context, game: Game, turn: Turn) -> None:
         player = game.to_move
         board.play("pass")
         _record(ctx, game, player, "pass", True)
-        turn.events.append({"kind": "pass", "player": player.userid, "face": face, "number": board.ply})
+        turn.events.append(Passed(player.userid, face, board.ply))
     else:
         raise AssertionError(f"{MAX_PASSES} passes in a row on board {game.number}")
     game.change(ctx, draws=" ".join(map(str, draws)))
@@ -246,12 +259,12 @@ def resign(ctx: Context, game: Game, user: User, turn: Turn) -> None:
     instead (a tournament game never is)."""
     if game.board.ply < 2 and not game.row.tournament:
         turn.progress += conclude(ctx, game, None, "cancelled")
-        turn.events.append({"kind": "cancelled", "player": user.userid})
+        turn.events.append(Cancelled(user.userid))
         return
     colour = game.colour_of(user)
     assert colour is not None
     turn.progress += conclude(ctx, game, other_colour(colour), "resign")
-    turn.events.append({"kind": "resign", "player": user.userid})
+    turn.events.append(Resigned(user.userid))
 
 
 def resign_or_queue(ctx: Context, game: Game, user: User, turn: Turn) -> bool:
@@ -275,7 +288,7 @@ def propose(ctx: Context, game: Game, user: User, kind: str, turn: Turn) -> None
         answer(ctx, game, user, accept=True, turn=turn)
         return
     game.change(ctx, pending_kind=kind, pending_by=user.id, updated_at=stamp(ctx.now))
-    turn.events.append({"kind": "propose-" + kind, "player": user.userid})
+    turn.events.append(Proposed(user.userid, kind))
 
 
 def answer(ctx: Context, game: Game, user: User, *, accept: bool, turn: Turn) -> None:
@@ -293,10 +306,10 @@ def answer(ctx: Context, game: Game, user: User, *, accept: bool, turn: Turn) ->
     store = ctx.store
     game.change(ctx, pending_kind=None, pending_by=None, updated_at=stamp(ctx.now))
     if not accept:
-        turn.events.append({"kind": "reject-" + kind, "player": user.userid})
+        turn.events.append(Rejected(user.userid, kind))
     elif kind == "draw":
         turn.progress += conclude(ctx, game, None, "agreed")
-        turn.events.append({"kind": "accept-draw", "player": user.userid})
+        turn.events.append(DrawAccepted(user.userid))
     else:
         board = game.board
         while board.ply and str(board.moves[-1]) == "pass":  # LuckyTrax: the passes since go too
@@ -309,4 +322,4 @@ def answer(ctx: Context, game: Game, user: User, *, accept: bool, turn: Turn) ->
             turned["draws"] = " ".join(map(str, luck.draws_of(game.row)[: board.ply + 1]))
         game.change(ctx, **turned)
         store.clear_pending_moves(game.number)
-        turn.events.append({"kind": "accept-undo", "player": user.userid, "move": str(taken)})
+        turn.events.append(UndoAccepted(user.userid, str(taken)))

@@ -11,6 +11,7 @@ import pytest
 
 from pbm.app.ticker import run_tick
 from pbm.domain.boards import load_game, new_board
+from pbm.terms import BoardTerms
 
 from .conftest import flat, text_of, to_of
 from .test_conversations import play_moves
@@ -178,7 +179,7 @@ def test_tournament_boards_default_to_one_day_and_seven_days(game):
     store = game.pipeline.store
     ctx = game.pipeline.context(game.clock.now)
     alice, bob = store.find_user("alice"), store.find_user("bob")
-    number = new_board(ctx, "trax", bob, alice, tournament="ETC26")
+    number = new_board(ctx, "trax", bob, alice, BoardTerms(), tournament="ETC26")
     row = store.board(number)
     assert (row.nag_days, row.forfeit_days, row.tournament) == (1, 7, "ETC26")
     assert (board_row(game).nag_days, board_row(game).forfeit_days) == (7, 21)

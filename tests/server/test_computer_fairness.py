@@ -23,6 +23,7 @@ from pbm.domain.store.records import ComputerJob, User
 from pbm.domain.turns import Turn, propose
 from pbm.server import searcher as searching
 from pbm.server.searcher import MAX_ATTEMPTS, PER_PLAYER, Searcher, Taken, fallback
+from pbm.terms import BoardTerms
 from pbm.trax import Board
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -58,7 +59,8 @@ class World:
         """``count`` boards where the computer moves first against ``name``:
         a job each, queued by the trigger."""
         with self.store.atomic():
-            return [new_board(self.ctx(), game, self.machine, self.person(name), level=level) for _ in range(count)]
+            return [new_board(self.ctx(), game, self.machine, self.person(name), BoardTerms(), level=level)
+                    for _ in range(count)]
 
     def job_of(self, board: int) -> ComputerJob:
         (row,) = [r for r in self.store.computer_jobs_of(board) if r.done_at is None]

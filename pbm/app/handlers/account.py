@@ -20,6 +20,7 @@ from pbm.domain.accounts import (
 )
 from pbm.domain.boards import load_games, opponents_in_play, selected
 from pbm.domain.clocks import book_vacation
+from pbm.domain.events import AccountDeleted
 from pbm.domain.refusals import BadAddressError, DailyLimitError, NotAvailableError, PbmError
 from pbm.domain.results import forfeit
 from pbm.domain.store.records import User
@@ -114,7 +115,7 @@ def delete(req: Request[LoginArgs]) -> list[Reply]:
     to = account_addresses(req.store, user, req.sender)
     for game in load_games(ctx, selected(ctx, None, [user], "active", "active")):
         progress += forfeit(ctx, game, user)
-        replies.append(board_mail(ctx, game, events=[{"kind": "forfeit", "player": user.userid}]))
+        replies.append(board_mail(ctx, game, events=[AccountDeleted(user.userid)]))
     news = tournament_news(ctx, progress)  # told before the account's addresses go
     req.store.delete_user(user.id, req.now)
     return [Reply("replies/deleted.txt", to, {"userid": user.userid, "forfeited": len(replies)}),

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pbm.domain import computer
 from pbm.domain.boards import load_game
 from pbm.domain.context import Context
+from pbm.domain.events import ComputerReason, Moved
 from pbm.domain.store.records import ComputerJob
 from pbm.domain.turns import Turn, answer, try_move
 
@@ -31,9 +32,8 @@ def computer_turn(ctx: Context, job: ComputerJob, reply: computer.Answer) -> tup
         assert reply.move is not None, "a move job answered without a move"
         try_move(ctx, game, me, reply.move, turn)
         if reply.reason and game.row.level == 1:  # the teaching partner says why
-            at = next((i for i, e in enumerate(turn.events) if e["kind"] == "move"), 0)
-            turn.events.insert(at + 1, {"kind": "computer-reason", "player": me.userid, "why": reply.reason,
-                                        "cells": list(reply.cells)})
+            at = next((i for i, e in enumerate(turn.events) if isinstance(e, Moved)), 0)
+            turn.events.insert(at + 1, ComputerReason(me.userid, reply.reason, tuple(reply.cells)))
         outcome = f"played {reply.move}"
     return turn_mails(ctx, game, turn, "", me), outcome
 

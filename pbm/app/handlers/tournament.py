@@ -8,6 +8,7 @@ from typing import Any
 from pbm.domain import tournaments
 from pbm.domain.accounts import account_addresses, game_addresses, live_user, login
 from pbm.domain.boards import load_game
+from pbm.domain.events import Adjudicated, Withdrawn
 from pbm.domain.refusals import TournamentError
 from pbm.domain.results import conclude, forfeit
 from pbm.domain.store.records import User
@@ -99,8 +100,7 @@ def withdraw(req: Request[TournamentWithdrawArgs]) -> list[Reply]:
         game = load_game(ctx, number)
         if game.active:
             progress += forfeit(ctx, game, player)
-            mails.append(board_mail(ctx, game, events=[{"kind": "withdrawn", "player": player.userid,
-                                                        "tournament": event.name}]))
+            mails.append(board_mail(ctx, game, events=[Withdrawn(player.userid, event.name)]))
     news = tournament_news(ctx, progress)
     event = reload(ctx, event.id)
     context = {**event_context(req.store, event), "player": player.userid}
@@ -119,7 +119,7 @@ def result(req: Request[TournamentResultArgs]) -> list[Reply]:
     game = load_game(req.ctx, a.board)
     tournaments.check_adjudication(req.ctx, event, game, a.board)
     progress = conclude(req.ctx, game, None if a.result == "draw" else a.result, "adjudicated")
-    return [board_mail(req.ctx, game, events=[{"kind": "adjudicated", "player": user.userid}]),
+    return [board_mail(req.ctx, game, events=[Adjudicated(user.userid)]),
             *tournament_news(req.ctx, progress)]
 
 
