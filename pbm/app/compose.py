@@ -44,7 +44,7 @@ from pbm.trax.render import render as render_board
 from pbm.trax.render import tile_diagram
 
 from .messages import Attachment, Content, Head, outgoing
-from .request import CodeFor, Reply, TokenFor
+from .request import CodeFor, Combined, Reply, TokenFor
 
 #: A Message-ID that a reply may name in In-Reply-To and References:
 #: printable ASCII with one "@" and no blank, quote or angle bracket inside.
@@ -327,9 +327,9 @@ class Composer:
         of the boards it shows (when the server draws them)."""
         server = self.config.server
         with self.renderer.collecting() as collector:
-            if reply.template == "replies/combined.txt":
+            if isinstance(reply, Combined):
                 parts = [self.renderer.render(p.template, **{"server": server, **p.context})
-                         for p in reply.context["parts"]]
+                         for p in reply.parts]
                 text = self.renderer.render(reply.template, server=server, parts=parts)
             else:
                 text = self.renderer.render(reply.template, **{"server": server, **reply.context})

@@ -18,6 +18,7 @@ from email.message import Message
 from email.parser import BytesParser
 from email.policy import compat32
 from email.utils import format_datetime, make_msgid
+from enum import Enum, StrEnum
 from typing import Any
 
 from pbm.config import Config
@@ -51,19 +52,42 @@ from .messages import Content, Head, outgoing, wire_bytes
 from .notices import address_reply, bounce_notices, lock_notice, probe_mail, refused_notice
 from .reading import body_text, header_text
 from .reports import bounce_tags, report_action
-from .request import Reply, Request, TokenFor
+from .request import Combined, Reply, Request, TokenFor
 from .screening import is_report, message_key, screen, sender_address
 from .views import board_view
 
 
+class Status(StrEnum):
+    """What became of a mail."""
+
+    HANDLED = "handled"
+    DUPLICATE = "duplicate"  # handled before (the same Message-ID, or a job done)
+    DROPPED = "dropped"  # screened out, or over the sender's daily share and unproved
+
+
+class Outcome(StrEnum):
+    """What became of one command of a mail."""
+
+    DONE = "done"
+    REFUSED = "refused"  # an error reply says why
+    UNREADABLE = "unreadable"  # not a command, or written wrongly
+
+
+class Share(Enum):
+    """Where a mail leaves its sender's daily share of replies."""
+
+    WITHIN = "within"
+    FIRST_OVER = "first over"  # the first mail past it: the sender is told, once
+    OVER = "over"
+
+
 @dataclass
 class Result:
-    """What became of one mail: ``status`` is ``handled``, ``duplicate`` or
-    ``dropped`` (with ``reason``); ``replies`` are the mails queued;
-    ``commands``: (command, outcome) for each command read, the outcome
-    ``done``, ``refused`` (an error reply) or ``unreadable``."""
+    """What became of one mail: its :class:`Status` (``dropped`` with a
+    ``reason``); ``replies`` are the mails queued; ``commands``: (command,
+    :class:`Outcome`) for each command read."""
 
-    status: str
+    status: Status
     key: str
     sender: str | None = None
     reason: str = ""
@@ -199,7 +223,7 @@ class Pipeline:
         sender = sender_address(msg)
         if self.store.was_handled(key):
             seen = "the same bytes as" if key.startswith("sha256:") else "the Message-ID of"
-            return Result("duplicate", key, sender, reason=f"{seen} a mail handled before")
+            return Result(Status.DUPLICATE, key, sender, reason=f"{seen} a mail handled before")
         why = screen(msg, sender, self.config)
         if why is not None:
             notices: list[Message] = []
@@ -207,7 +231,7 @@ class Pipeline:
                 if is_report(msg):  # recorded: a bounce may stop a player's clock (and nobody answers it)
                     notices = self._reports(msg, key, now)
                 self.store.record_handled(key, sender, "", "dropped: " + why, now)
-            return Result("dropped", key, sender, reason=why, replies=notices)
+            return Result(Status.DROPPED, key, sender, reason=why, replies=notices)
         assert sender is not None
         verified = vouched or authres.verified(msg, sender, self.config.security.trusted_authserv_id)
         commands = None
@@ -224,7 +248,7 @@ class Pipeline:
                     found_tokens = []  # a reply that holds a whole command is read as one
             if not found_tokens:
                 commands = parse_mail_commands(subject, body, max_commands=limits.max_command_lines)
-        result = Result("handled", key, sender)
+        result = Result(Status.HANDLED, key, sender)
         ctx = self.context(now, sender, verified=verified)
         # one transaction: the daily count, the commands, the record and the replies
         with transaction(self.store, dry_run=dry_run):
@@ -233,15 +257,15 @@ class Pipeline:
             # share is keyed by the From header, which anyone can write
             over = self._daily_count(sender, now)
             replies: list[Reply] = []
-            if over == "notice":
+            if over is Share.FIRST_OVER:
                 replies.append(self._notice("errors/daily-limit.txt", sender,
                                             cap=limits.replies_per_sender_per_day))
-            quiet = over is not None
+            quiet = over is not Share.WITHIN
             confirmed = self._confirm_by_reply(ctx, codes) if codes else None
             if confirmed is not None:
                 replies += confirmed
                 summary = "address confirmed by reply"
-                result.commands.append(("confirm address", "done"))
+                result.commands.append(("confirm address", Outcome.DONE))
             elif found_tokens:
                 made, done = self._run_reply(ctx, found_tokens, body, result.commands, quiet=quiet)
                 replies += made
@@ -257,7 +281,7 @@ class Pipeline:
                 summary = "; ".join(done) or "no command"
             if quiet and not replies:
                 self.store.record_handled(key, sender, summary, "dropped: over the daily limit", now)
-                return Result("dropped", key, sender, reason="over the daily limit of mails answered",
+                return Result(Status.DROPPED, key, sender, reason="over the daily limit of mails answered",
                               summary=summary, commands=result.commands)
             messages = self.queue(replies, now, key)
             self.store.record_handled(key, sender, summary, "handled", now)
@@ -273,13 +297,13 @@ class Pipeline:
         with transaction(self.store):
             job = self.store.computer_job(job_id)
             if job is None or job.done_at is not None:
-                return Result("duplicate", key, reason="the job is done already")
+                return Result(Status.DUPLICATE, key, reason="the job is done already")
             ctx = self.context(now, self.config.server.address)
             with ctx.savepoint():
                 replies, outcome = computer_turn(ctx, job, answer)
             self.store.finish_computer_job(job_id, outcome, now)
             messages = self.queue(replies, now, key)
-        return Result("handled", key, self.config.computer.userid, summary=outcome, replies=messages)
+        return Result(Status.HANDLED, key, self.config.computer.userid, summary=outcome, replies=messages)
 
     def queue(self, replies: list[Reply], now: datetime, key: str | None, *,
               answering: str | None = None) -> list[Message]:
@@ -354,12 +378,12 @@ class Pipeline:
         try:
             target = reply_tokens.target(ctx, found, sender)
         except PbmError as exc:
-            tally.append(("reply", "refused"))
+            tally.append(("reply", Outcome.REFUSED))
             return ([] if quiet else [reply_error(ctx, sender, exc, None)]), [f"reply refused: {exc.message}"]
         if target is None:
             unknown = ReplyRefusedError("the mail you answered is not a board mail this server knows (or no "
                                         "longer does); send your move with your password in the Subject instead")
-            tally.append(("reply", "refused"))
+            tally.append(("reply", Outcome.REFUSED))
             return ([] if quiet else [reply_error(ctx, sender, unknown, None)]), ["reply to an unknown mail"]
         ctx.logged_in.add(target.user.id)  # the token and the player's own address prove the sender
         bounces.authenticated(ctx, [target.user.id])
@@ -369,17 +393,17 @@ class Pipeline:
             if isinstance(line, CommandError):
                 replies.append(reply_error(ctx, sender, ReplyRefusedError(line.reason), line.text, line.usage))
                 done.append(f"reply error: {line.reason}")
-                tally.append(("reply", "unreadable"))
+                tally.append(("reply", Outcome.UNREADABLE))
                 continue
             try:
                 with ctx.savepoint():
                     replies.extend(act(ctx, sender, target, line, read.comment))
                 done.append(f"reply {line.text}")
-                tally.append(("reply", "done"))
+                tally.append(("reply", Outcome.DONE))
             except PbmError as exc:
                 replies.append(reply_error(ctx, sender, exc, line.text))
                 done.append(f"reply {line.text}: {exc.message}")
-                tally.append(("reply", "refused"))
+                tally.append(("reply", Outcome.REFUSED))
         if target.digest:
             replies = self._combine(replies, sender)
         return replies, done
@@ -394,19 +418,18 @@ class Pipeline:
         return any(sender in (a.lower() for a in ctx.store.confirmed_addresses(user_id))
                    for user_id in ctx.logged_in)
 
-    def _daily_count(self, sender: str, now: datetime) -> str | None:
+    def _daily_count(self, sender: str, now: datetime) -> Share:
         """Count this mail against the sender's daily cap (in the mail's own
         transaction, so a mail handled again after a crash is not counted
-        twice): None while under it, "notice" for the first mail over it,
-        "silent" after that."""
+        twice)."""
         day = now.date().isoformat()
         row = self.store.count_sender_mail(sender, day)
         if row.mails <= self.config.limits.replies_per_sender_per_day:
-            return None
+            return Share.WITHIN
         if row.noticed:
-            return "silent"
+            return Share.OVER
         self.store.mark_sender_noticed(sender, day)
-        return "notice"
+        return Share.FIRST_OVER
 
     @staticmethod
     def _notice(template: str, sender: str, **context: Any) -> Reply:
@@ -445,11 +468,11 @@ class Pipeline:
                 if not quiet:
                     replies.append(_usage_reply(sender, item))
                 done.append(f"error: {item.reason}")
-                tally.append((item.name or "unknown", "unreadable"))
+                tally.append((item.name or "unknown", Outcome.UNREADABLE))
                 continue
             if quiet and not proves_itself(item):
                 done.append(f"{item.redacted()}: not run, over the daily limit")
-                tally.append((item.name, "refused"))
+                tally.append((item.name, Outcome.REFUSED))
                 continue
             ctx.logged_in.clear()
             counted = ctx.recipients
@@ -462,11 +485,11 @@ class Pipeline:
                     replies.extend(made if not quiet or self._own(ctx) else
                                    [r for r in made if sender not in r.to])
                 done.append(item.redacted())
-                tally.append((item.name, "done"))
+                tally.append((item.name, Outcome.DONE))
             except PbmError as exc:
                 ctx.recipients = counted
                 done.append(quoted(item, exc))
-                tally.append((item.name, "refused"))
+                tally.append((item.name, Outcome.REFUSED))
                 # what must stand although the command was rolled back: a
                 # wrong password is counted, and a player whose command was
                 # not run for a block is told (once a day)
@@ -490,4 +513,4 @@ class Pipeline:
         others = [r for r in replies if r.to != (sender,)]
         if len(mine) <= 1:
             return replies
-        return [Reply("replies/combined.txt", (sender,), {"parts": mine}), *others]
+        return [Combined.of(sender, mine), *others]

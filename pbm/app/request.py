@@ -6,7 +6,7 @@ pipeline renders and stores them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar, cast
@@ -65,6 +65,19 @@ class Reply:
 #: The arguments of a request's command: the grammar's typed class for it
 #: (``SignupArgs``, ``MoveArgs`` ...).
 A = TypeVar("A")
+
+
+@dataclass(frozen=True)
+class Combined(Reply):
+    """Several replies to one sender as one mail (``multiple``, commands in
+    a body, a digest answered): each of ``parts`` rendered on its own, then
+    all of them in ``replies/combined.txt``."""
+
+    parts: tuple[Reply, ...] = ()
+
+    @classmethod
+    def of(cls, sender: str, parts: Sequence[Reply]) -> Combined:
+        return cls("replies/combined.txt", (sender,), parts=tuple(parts))
 
 
 @dataclass
