@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Protocol
 
-from pbm.trax import Board
+from pbm.trax import Board, Knowledge
 
 from .store.records import BoardRecord
 
@@ -29,8 +29,13 @@ class Loaded(Protocol):
 
 
 class Positions:
+    """Up to ``size`` positions kept, and the engine's :class:`Knowledge`
+    every board replayed here shares (what one board learnt of legality
+    answers serves the next mail's board)."""
+
     def __init__(self, size: int = 1000) -> None:
         self.size = size
+        self.knowledge = Knowledge()
         self.kept: OrderedDict[int, tuple[str, Board]] = OrderedDict()
         self.lent: dict[int, Loaded] = {}
 
@@ -51,7 +56,7 @@ class Positions:
         entry = self.kept.pop(number, None)
         if entry is not None and entry[0] == moves and entry[1].variant.name == variant:
             return entry[1]
-        return Board.replay(moves.split(), variant, ending=ending, points=points)
+        return Board.replay(moves.split(), variant, ending=ending, points=points, knowledge=self.knowledge)
 
     def lend(self, number: int, game: Loaded) -> None:
         """``game`` was loaded by the command under way."""
