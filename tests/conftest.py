@@ -1,4 +1,6 @@
-"""Shared test helpers: golden files.
+"""Shared test helpers: golden files; and the options of make check
+(``--quick``, ``--leave-out-slowest``) and make slowest (``--time-tests``),
+which ``tests/quick.py`` explains.
 
 A golden file holds the exact text some code is expected to produce (a
 diagram, a mail).  Tests compare with the ``golden`` fixture::
@@ -17,12 +19,10 @@ import difflib
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
 
-# Property tests see the same examples on every run (CI included), and a
-# noisy machine never fails one on time.
-settings.register_profile("pbm", derandomize=True, database=None, deadline=None)
-settings.load_profile("pbm")
+from . import quick
+
+quick.register_profiles()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -32,6 +32,40 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="rewrite golden files with the current output instead of comparing with them",
     )
+    # make check's options (tests/quick.py says what they do)
+    parser.addoption(
+        "--quick",
+        action="store_true",
+        default=False,
+        help="fewer hypothesis examples, cheap password hashes, templates compiled once (make check)",
+    )
+    parser.addoption(
+        "--leave-out-slowest",
+        action="store_true",
+        default=False,
+        help="leave out the tests listed in tests/slowest.txt (make check; the whole suite runs them)",
+    )
+    parser.addoption(
+        "--time-tests",
+        metavar="FILE",
+        type=Path,
+        default=None,
+        help="write each test's seconds to FILE as JSON, for .ci/slowest.py (make slowest)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--quick"):
+        quick.make_quick()
+    if config.getoption("--time-tests"):
+        config.pluginmanager.register(quick.TestTimer(config.getoption("--time-tests")), "pbm-test-timer")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--leave-out-slowest"):
+        quick.leave_out_slowest(config, items)
+    if config.getoption("--quick"):
+        quick.hold_examples(items)
 
 
 class Golden:
