@@ -17,7 +17,7 @@ from email.generator import BytesGenerator
 from email.message import Message
 from email.utils import parseaddr
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pbm.app.pipeline import Pipeline, Result
 from pbm.app.ticker import run_tick
@@ -45,10 +45,25 @@ def mbox(messages: list[Message], now: datetime) -> bytes:
     return out.getvalue()
 
 
-def _now(text: str | None) -> datetime:
-    if not text:
-        return datetime.now(UTC).replace(microsecond=0)
-    return when(text)
+def moment(text: str) -> datetime:
+    """``--now``'s value: an ISO 8601 moment (UTC unless it says)."""
+    try:
+        return when(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is no moment; write it as 2026-11-26T12:00 "
+                                         f"(ISO 8601, UTC unless it says)") from None
+
+
+def _now(given: datetime | None) -> datetime:
+    return given if given is not None else datetime.now(UTC).replace(microsecond=0)
+
+
+class Parser(argparse.ArgumentParser):
+    """A bad argument is answered with one line (what was wrong, and where
+    the right form is) and exit status 2, as argparse's own status says."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (the right form: {self.prog} --help)\n")
 
 
 def _pipeline(args: argparse.Namespace) -> tuple[Pipeline, Store]:
@@ -239,11 +254,11 @@ class ShowVersion(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pbm", description="Trax play-by-e-mail server")
+    parser = Parser(prog="pbm", description="Trax play-by-e-mail server")
     parser.add_argument("--version", action=ShowVersion, nargs=0, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     # every subcommand reads the configuration
-    with_config = argparse.ArgumentParser(add_help=False)
+    with_config = Parser(add_help=False)
     with_config.add_argument("--config", help="configuration file (TOML); default: built-in defaults")
 
     def add(name: str, **kwargs: Any) -> argparse.ArgumentParser:
@@ -251,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--dry-run", action="store_true", help="show the replies, change nothing")
-        p.add_argument("--now", help="act as of this ISO 8601 time (default: now; UTC unless it says)")
+        p.add_argument("--now", type=moment, help="act as of this ISO 8601 time (default: now; UTC unless it says)")
 
     p = add("process", help="handle one RFC 5322 message and print the replies (mbox)")
     common(p)
@@ -271,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_exec)
 
     p = add("failed", help="mail that crashed the pipeline: list it, or retry one")
-    p.add_argument("--now", help="act as of this ISO 8601 time (default: now)")
+    p.add_argument("--now", type=moment, help="act as of this ISO 8601 time (default: now)")
     p.add_argument("action", choices=("list", "retry"))
     p.add_argument("id", nargs="?", type=int, help="for retry: the ID from the list")
     p.set_defaults(run=cmd_failed)

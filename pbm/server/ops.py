@@ -11,7 +11,9 @@ import os
 import pwd
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pbm.config import ConfigError, load_config
 from pbm.domain.store import Store
@@ -37,10 +39,27 @@ def cmd_deliver(args: argparse.Namespace) -> int:
     return done.code
 
 
+def backup_path(given: str, now: datetime) -> Path:
+    """Where ``pbm backup FILE`` writes: FILE, or a file named for the
+    moment inside FILE when it is a folder; a folder that does not exist is
+    a bad argument."""
+    path = Path(given)
+    if path.is_dir():
+        return path / f"pbm-{now:%Y%m%dT%H%M%SZ}.sqlite3"
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"there is no folder {path.parent} to write {path.name} in")
+    return path
+
+
 def cmd_backup(args: argparse.Namespace) -> int:
     config = load_config(args.config, secrets=False)
     try:
-        copy = backup(config.server.database, Path(args.file))
+        target = backup_path(args.file, datetime.now(UTC))
+    except argparse.ArgumentTypeError as exc:
+        print(f"pbm backup: {exc} (the right form: pbm backup FILE|FOLDER)", file=sys.stderr)
+        return 2
+    try:
+        copy = backup(config.server.database, target)
     except BackupError as exc:
         print(f"pbm: no backup: {exc}", file=sys.stderr)
         return 1
@@ -138,7 +157,7 @@ def cmd_install_service(args: argparse.Namespace) -> int:
 
 
 def add_commands(add: Callable[..., argparse.ArgumentParser],
-                 sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+                 sub: argparse._SubParsersAction[Any]) -> None:
     """The operator's commands, in the parser: ``add`` makes a subcommand
     that takes ``--config``, ``sub`` one that does not."""
     p = add("deliver", help="handle one mail from standard input, as the mail server's pipe hands it over "
@@ -151,8 +170,10 @@ def add_commands(add: Callable[..., argparse.ArgumentParser],
                    help=f"seconds to wait for a busy database before exit 75 (default {TIMEOUT_SECONDS:g})")
     p.set_defaults(run=cmd_deliver)
 
-    p = add("backup", help="copy the database to FILE, consistently, while the daemon runs")
-    p.add_argument("file", help="the copy (replaced once the new one is whole and checked)")
+    p = add("backup", help="copy the database to FILE (or into FOLDER), consistently, while the daemon runs")
+    p.add_argument("file", metavar="FILE|FOLDER",
+                   help="the copy (replaced once the new one is whole and checked), or a folder to put "
+                        "pbm-YYYYMMDDTHHMMSSZ.sqlite3 in")
     p.set_defaults(run=cmd_backup)
 
     p = add("restore", help="put the backup FILE in place of the database (refused while a daemon runs)")

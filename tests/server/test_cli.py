@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import mailbox
 import re
+import sqlite3
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -242,3 +243,34 @@ def test_operator_tools_list_the_addresses_that_bounce(site):
     bounce_last("AND message_key LIKE 'probe:%'")
     shown = run("bounces", "--config", "pbm.toml", cwd=site).stdout.decode()
     assert shown.startswith("bob@example.org  (bob)  2 report(s), 2 failed;") and "clock stopped until" in shown
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (("tick", "--now", "garbage"), "'garbage' is no moment"),
+    (("exec", "--from", "alice@example.org", "--now", "2026-13-45", "help"), "is no moment"),
+    (("user",), "the following arguments are required"),
+    (("failed", "retry", "x"), "invalid int value"),
+    (("backup", "no/such/folder/copy.sqlite3"), "there is no folder no/such/folder"),
+    (("nosuchcommand",), "invalid choice"),
+])
+def test_a_bad_argument_is_one_line_and_status_two(site, args, says):
+    if args[0] == "backup":
+        run("exec", "--config", "pbm.toml", "--from", "alice@example.org", "help", cwd=site)
+    done = run(*args[:1], "--config", "pbm.toml", *args[1:], cwd=site) if args[0] != "nosuchcommand" else \
+        run(*args, cwd=site)
+    err = done.stderr.decode()
+    assert done.returncode == 2, err
+    assert says in err and "Traceback" not in err
+    assert err.count("\n") == 1 and "the right form" in err, err
+    assert done.stdout == b""
+
+
+def test_backup_into_a_folder_names_the_copy_for_the_moment(site):
+    run("exec", "--config", "pbm.toml", "--from", "alice@example.org", "help", cwd=site)
+    (site / "backups").mkdir()
+    done = run("backup", "--config", "pbm.toml", "backups", cwd=site)
+    assert done.returncode == 0, done.stderr
+    (copy,) = (site / "backups").iterdir()
+    assert re.fullmatch(r"pbm-\d{8}T\d{6}Z\.sqlite3", copy.name)
+    with sqlite3.connect(copy) as db:  # a whole database, with the help mail in it
+        assert db.execute("SELECT count(*) FROM handled").fetchone()[0] == 1
