@@ -4,6 +4,7 @@ finds the right pages."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -21,6 +22,7 @@ from pbm.app.help import (
     resolve_topics,
 )
 from pbm.grammar import GAMES, REGISTRY, Scope, usage
+from pbm.grammar.registry import PHRASES
 from pbm.trax.render import render as render_board
 
 SERVER = SimpleNamespace(name="Trax PBM", address="pbm@localhost")
@@ -290,3 +292,16 @@ def test_an_unknown_game_type_is_a_bug_not_a_topic():
         resolve_topics([], "chess")
     with pytest.raises(ValueError, match="unknown game type"):
         help_context("chess", SERVER)
+
+
+@pytest.mark.parametrize("name", ALL_HELP_TEMPLATES)
+def test_every_command_a_help_text_quotes_is_one(renderer, name):
+    """A quoted "trax WORD ..." in a help text names a command (or one of
+    its aliases) a player can send: "trax rating" once pointed to nothing."""
+    body = flat(renderer.render(name, game="trax", server=SERVER).body)
+    games = "|".join(map(re.escape, GAMES))
+    quoted = re.findall(rf'"((?:{games}) [a-z][^"]*)"', body)
+    assert name != "help/computer.txt" or quoted
+    for text in quoted:
+        words = text.split()[1:]
+        assert any(" ".join(words[:n]) in PHRASES for n in (1, 2, 3)), (name, text)
