@@ -212,3 +212,20 @@ def test_the_svg_board_looks_like_the_mail_picture(tmp_path):
     picture = Image.open(io.BytesIO(board_png(board))).convert("RGB")
     same = within(ImageChops.difference(shot, picture), 48).histogram()[255]
     assert same / (width * height) >= 0.97
+
+
+@pytest.mark.parametrize("path", ["/standings/trax", "/players/alice"])
+def test_the_ratings_tables_fit_a_phone(daemon, tmp_path, path):
+    """The standings and a player's ratings are tables of many columns: on
+    a 400 px screen they fit (they scroll inside the page, not past it)."""
+    base, _ = daemon
+    image = screenshot(tmp_path, f"{base}{path}", "ratings-" + path.strip("/").replace("/", "-") + "-400", 400)
+    assert len(image.getcolors(1 << 16) or range(1 << 17)) > 20
+    assert_fits(image)
+    # a table wider than the page is cut at the content's right edge (the
+    # main column's padding is 0.75rem): no ink may stand in its last
+    # columns, but for the rules that run the whole width of the page
+    def ink(x: int, y: int) -> bool:
+        return max(abs(v - 40) for v in image.getpixel((x, y))) <= 60
+    cut = [y for y in range(image.height) if (ink(386, y) or ink(387, y)) and not ink(4, y)]
+    assert cut == [], f"text is cut at the right edge at y = {cut[:5]}"
