@@ -32,13 +32,14 @@ from email.message import Message
 from email.utils import format_datetime
 from importlib.resources import files
 from importlib.resources.abc import Traversable
-from typing import Any
+from typing import Any, Protocol
 
 from jinja2 import Environment, FunctionLoader, StrictUndefined
+from jinja2.runtime import Macro
 
 from pbm.config import ComputerConfig, Config
 from pbm.grammar import REGISTRY, usage
-from pbm.trax import VARIANTS, Board
+from pbm.trax import VARIANTS, Board, TraxError
 from pbm.trax.picture import board_png
 from pbm.trax.render import render as render_board
 from pbm.trax.render import tile_diagram
@@ -52,6 +53,22 @@ MESSAGE_ID = re.compile(r"<[!#-;=?A-~]+@[!#-;=?A-~]+>")
 
 #: The templates, wherever the package is installed.
 TEMPLATES: Traversable = files("pbm").joinpath("templates")
+
+#: The folder of the words of refusals: one macro per code, in files by layer.
+REASONS = "errors/reasons"
+
+
+class Refusal(Protocol):
+    """What is worded from ``templates/errors/reasons/``: a refusal of any
+    layer (``TraxError``, ``Problem``, ``CommandError``, ``PbmError``),
+    its ``code`` naming the macro (``not-your-turn``: ``not_your_turn``)
+    and its ``params`` the macro's arguments."""
+
+    @property
+    def code(self) -> str: ...
+
+    @property
+    def params(self) -> Any: ...
 
 
 #: How many board pictures a composer keeps (one per board state; a turn's
@@ -226,12 +243,13 @@ class Renderer:
     def __init__(self, **globals_: Any) -> None:
         self.env = self._environment(html=False)
         self.env.globals.update(usage=usage, registry=REGISTRY, picture=self._picture, table=table,
-                                variants=VARIANTS, computer=ComputerConfig(), **globals_)
+                                variants=VARIANTS, computer=ComputerConfig(), reason=self.words, **globals_)
         self.env.filters["diagram"] = _diagram
         self.env.filters["tile_diagram"] = tile_diagram
         self.env.filters["wrap"] = wrap
         self.env.filters["reflow"] = reflow
         self.html = self._environment(html=True)  # the HTML part: every value escaped
+        self._reasons: dict[str, Macro] | None = None
 
     @classmethod
     def _environment(cls, *, html: bool) -> Environment:
@@ -286,7 +304,48 @@ class Renderer:
         """A template with no subject of its own, rendered."""
         return self.env.get_template(name).render(**context)
 
+    def reasons(self) -> dict[str, Macro]:
+        """Every code's macro, from every file of ``templates/errors/reasons/``
+        (read once); a code worded twice is an error."""
+        if self._reasons is None:
+            found: dict[str, Macro] = {}
+            for path in sorted(TEMPLATES.joinpath(*REASONS.split("/")).iterdir(), key=lambda p: p.name):
+                if not path.name.endswith(".txt"):
+                    continue
+                module = self.env.get_template(f"{REASONS}/{path.name}").module
+                for name, macro in vars(module).items():
+                    if isinstance(macro, Macro) and not name.startswith("_"):
+                        code = name.replace("_", "-")
+                        if code in found:
+                            raise ValueError(f"the refusal {code} is worded twice in {REASONS}")
+                        found[code] = macro
+            self._reasons = found
+        return self._reasons
+
+    def words(self, refusal: Refusal | str, **changes: Any) -> str:
+        """The words of a refusal: the macro of its code called with its
+        params (``changes`` put in place of some of them; a code alone is
+        worded with ``changes`` for its params).  A code without
+        a macro, a param the macro does not take or one it lacks fails
+        loudly.  A refusal of the engine met replaying a list of moves
+        (``number`` and ``given`` in its params) is worded by ``in-replay``
+        around the words of what went wrong."""
+        code, given = (refusal, {}) if isinstance(refusal, str) else (refusal.code, refusal.params)
+        params = {**given, **changes}
+        macro = self.reasons().get(code)
+        if macro is None:
+            raise KeyError(f"no words for the refusal {code!r} in {REASONS}")
+        if isinstance(refusal, TraxError) and "given" in params and "number" in params:
+            number, given = params.pop("number"), params.pop("given")
+            return str(self.reasons()["in-replay"](number=number, given=given, reason=str(macro(**params))))
+        return str(macro(**params))
+
     def render(self, name: str, **context: Any) -> Text:
+        """The template ``name`` rendered with ``context``; a ``refusal``
+        in it is worded as its ``message`` (the error replies show it)."""
+        refusal = context.get("refusal")
+        if refusal is not None:
+            context = {**context, "message": self.words(refusal)}
         text = self.env.get_template(name).render(**context)
         first, _, body = text.partition("\n")
         if not first.startswith("Subject:"):

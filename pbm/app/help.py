@@ -85,15 +85,22 @@ class UnknownTopicError(ValueError):
     """Help was asked on words that are no topic and no command.
 
     ``words`` are the words not understood, ``suggestions`` maps each of them
-    that resembles a topic or command to it.  The message says all of this
-    in plain words, for the reply.
+    that resembles a topic or command to it.  ``params`` are the facts the
+    refusal ``no-help-topic`` is worded from, for the reply.
     """
 
     def __init__(self, words: Sequence[str], suggestions: Mapping[str, str], game: str | None = None) -> None:
         self.words = tuple(words)
         self.suggestions = dict(suggestions)
         self.game = game
-        super().__init__(_unknown_message(self.words, self.suggestions, game))
+        super().__init__("no-help-topic", self.words)
+
+    @property
+    def params(self) -> dict[str, object]:
+        """The words, the guess for each (None: no guess), the game type, the
+        topics listed and the game types."""
+        return {"words": self.words, "guesses": tuple(self.suggestions.get(w) for w in self.words),
+                "game": self.game, "topics": tuple(t for t in LISTED_TOPICS if t not in GAMES), "games": GAMES}
 
 
 def command_template(name: str) -> str:
@@ -210,21 +217,6 @@ def _suggestions(words: Sequence[str]) -> dict[str, str]:
             guess = close[0]
             out[word] = TOPIC_ALIASES.get(guess, guess)
     return out
-
-
-def _unknown_message(words: Sequence[str], suggestions: Mapping[str, str], game: str | None) -> str:
-    help_ = f"{game} help" if game else "help"
-    parts = []
-    for word in words:
-        guess = suggestions.get(word)
-        parts.append(f"{word} (did you mean {help_} {guess}?)" if guess else word)
-    listed = ", ".join(parts[:-1]) + (" or " if len(parts) > 1 else "") + parts[-1]
-    topics = ", ".join(t for t in LISTED_TOPICS if t not in GAMES)
-    return (
-        f"there is no help on {listed}. The topics are {topics}, a game type for "
-        f"its rules ({', '.join(GAMES)}), and the name of any command, as in "
-        f"{help_} move or {help_} change password"
-    )
 
 
 __all__ = [

@@ -15,6 +15,7 @@ from pbm.domain.bounces import HoldStarted, ProbeWanted, opponents_told
 from pbm.domain.context import Context
 from pbm.domain.digests import takes_digest, to_move, urgency
 from pbm.domain.events import BoardEvent
+from pbm.domain.refusals import PbmError
 from pbm.domain.security import Confirmations, IssuedCode, LockStarted
 from pbm.domain.store.records import User
 from pbm.domain.times import shown, span
@@ -136,7 +137,7 @@ def tournament_news(ctx: Context, news: Sequence[Progress | NotStarted]) -> list
         if isinstance(item, NotStarted):
             director = ctx.store.user_by_id(event.row.director_id)
             mails.append(Reply("replies/tournament-not-started.txt", game_addresses(ctx.store, director),
-                               {**event_context(ctx.store, event), "reason": item.reason}))
+                               {**event_context(ctx.store, event), "refusal": item.refusal}))
         elif item.why == "finished":
             mails += final_mails(ctx, event)
         else:
@@ -217,11 +218,12 @@ def address_reply(ctx: Context, user: User, template: str, sender: str,
     }, tokens={sender: CodeFor(mine.code_id, mine.seal)} if mine is not None else {})
 
 
-def refused_notice(ctx: Context, user_id: int, command: str, why: str) -> list[Reply]:
+def refused_notice(ctx: Context, user_id: int, command: str, why: PbmError) -> list[Reply]:
     """A player whose command, from one of his own addresses, was not run
-    for a reason that may not be his doing (that address blocked by wrong
-    passwords, a lock) hears of it at his other confirmed addresses, once
-    a day at most (the address it came from has the error reply)."""
+    for a reason that may not be his doing (``why``: that address blocked
+    by wrong passwords, a lock) hears of it at his other confirmed
+    addresses, once a day at most (the address it came from has the error
+    reply)."""
     others = tuple(a for a in ctx.store.confirmed_addresses(user_id) if a.lower() != (ctx.sender or "").lower())
     if not others or not limits.spend(ctx, "refused-notice", str(user_id), 1):
         return []  # the sender, one of his addresses, has the error reply already

@@ -123,7 +123,7 @@ def error_reply(ctx: Context, sender: str, exc: PbmError, *, command: Command | 
     """The one place a refusal becomes a reply: the error's template, what
     was wrong, the command as sent (passwords masked, see :func:`quoted`)
     and its right form, and the board or position the error is about."""
-    context: dict[str, Any] = {"command": None, "message": exc.message, "right_form": None,
+    context: dict[str, Any] = {"command": None, "refusal": exc, "right_form": None, "reply_form": None,
                                "view": None, "position": exc.position}
     if command is not None:
         context.update(command=quoted(command, exc), right_form=command.spec.usage(command.game))
@@ -137,13 +137,13 @@ def error_reply(ctx: Context, sender: str, exc: PbmError, *, command: Command | 
     return Reply(f"errors/{exc.template}.txt", (sender,), context, tokens=tokens)
 
 
-def reply_error(ctx: Context, sender: str, exc: PbmError, line: str | None, usage: str | None = None) -> Reply:
+def reply_error(ctx: Context, sender: str, exc: PbmError, line: str | None, *, digest: bool = False) -> Reply:
     """The error reply to a reply to a board mail: it quotes the line it
-    answers, says what was wrong and how a reply is written."""
+    answers (``reply_form`` says it was a reply's), says what was wrong and
+    how a reply (``digest``: to a digest) is written."""
     reply = error_reply(ctx, sender, exc)
-    right = usage or "the first line of your reply: your move (C3/), or resign, draw, accept, reject, undo or show"
-    return replace(reply, context={**reply.context, "command": f"{line} (in your reply)" if line else None,
-                                   "right_form": right})
+    return replace(reply, context={**reply.context, "command": line or None,
+                                   "reply_form": "digest" if digest else "board"})
 
 
 def proves_itself(command: Command) -> bool:
@@ -179,8 +179,8 @@ def _recipients(msg: Message) -> list[str]:
 
 
 def _usage_reply(sender: str, error: CommandError) -> Reply:
-    return Reply("errors/usage.txt", (sender,), {"command": error.text, "message": error.reason,
-                                                 "right_form": error.usage, "view": None, "position": None})
+    return Reply("errors/usage.txt", (sender,), {"command": error.text, "refusal": error, "right_form": error.usage,
+                                                 "reply_form": None, "view": None, "position": None})
 
 
 class Pipeline:
@@ -379,10 +379,9 @@ class Pipeline:
             target = reply_tokens.target(ctx, found, sender)
         except PbmError as exc:
             tally.append(("reply", Outcome.REFUSED))
-            return ([] if quiet else [reply_error(ctx, sender, exc, None)]), [f"reply refused: {exc.message}"]
+            return ([] if quiet else [reply_error(ctx, sender, exc, None)]), [f"reply refused: {exc}"]
         if target is None:
-            unknown = ReplyRefusedError("the mail you answered is not a board mail this server knows (or no "
-                                        "longer does); send your move with your password in the Subject instead")
+            unknown = ReplyRefusedError("unknown-reply-target")
             tally.append(("reply", Outcome.REFUSED))
             return ([] if quiet else [reply_error(ctx, sender, unknown, None)]), ["reply to an unknown mail"]
         ctx.logged_in.add(target.user.id)  # the token and the player's own address prove the sender
@@ -391,8 +390,9 @@ class Pipeline:
         read = parse_reply(body, digest=target.digest, cells=drawn, max_lines=self.config.limits.max_command_lines)
         for line in read.lines:
             if isinstance(line, CommandError):
-                replies.append(reply_error(ctx, sender, ReplyRefusedError(line.reason), line.text, line.usage))
-                done.append(f"reply error: {line.reason}")
+                replies.append(reply_error(ctx, sender, ReplyRefusedError(line.code, line.params), line.text,
+                                           digest=target.digest))
+                done.append(f"reply error: {line}")
                 tally.append(("reply", Outcome.UNREADABLE))
                 continue
             try:
@@ -402,7 +402,7 @@ class Pipeline:
                 tally.append(("reply", Outcome.DONE))
             except PbmError as exc:
                 replies.append(reply_error(ctx, sender, exc, line.text))
-                done.append(f"reply {line.text}: {exc.message}")
+                done.append(f"reply {line.text}: {exc}")
                 tally.append(("reply", Outcome.REFUSED))
         if target.digest:
             replies = self._combine(replies, sender)
@@ -434,7 +434,7 @@ class Pipeline:
     @staticmethod
     def _notice(template: str, sender: str, **context: Any) -> Reply:
         """A reply about the mail as a whole (errors/_base.txt, no command)."""
-        return Reply(template, (sender,), {"command": None, "message": "", "right_form": None,
+        return Reply(template, (sender,), {"command": None, "message": "", "right_form": None, "reply_form": None,
                                            "view": None, "position": None, **context})
 
     def exec_command(self, sender: str, subject: str, body: str = "", *, now: datetime,
@@ -467,7 +467,7 @@ class Pipeline:
             if isinstance(item, CommandError):
                 if not quiet:
                     replies.append(_usage_reply(sender, item))
-                done.append(f"error: {item.reason}")
+                done.append(f"error: {item}")
                 tally.append((item.name or "unknown", Outcome.UNREADABLE))
                 continue
             if quiet and not proves_itself(item):
@@ -479,7 +479,7 @@ class Pipeline:
             try:
                 handler = HANDLERS.get(item.name)
                 if handler is None:
-                    raise NotAvailableError(f"the command {item.name} is not available on this server yet")
+                    raise NotAvailableError("not-available", {"name": item.name})
                 with ctx.savepoint():
                     made = handler(Request(ctx, sender, item, commands.comment))
                     replies.extend(made if not quiet or self._own(ctx) else
@@ -500,7 +500,7 @@ class Pipeline:
                 if not quiet or self._own(ctx):
                     replies.append(error_reply(ctx, sender, exc, command=item))
                 if exc.refused_for is not None:
-                    replies += refused_notice(ctx, exc.refused_for, quoted(item, exc), exc.message)
+                    replies += refused_notice(ctx, exc.refused_for, quoted(item, exc), exc)
             bounces.authenticated(ctx, ctx.logged_in)
         if commands.source in ("multiple", "body"):
             replies = self._combine(replies, sender)

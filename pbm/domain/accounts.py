@@ -24,7 +24,7 @@ def live_user(ctx: Context, userid: UserId) -> User:
     """The live account with that userid, or UnknownUserError."""
     row = ctx.store.find_user(userid.key)
     if row is None or row.deleted_at is not None:
-        raise UnknownUserError(f"there is no user {userid}")
+        raise UnknownUserError("unknown-user", {"userid": str(userid)})
     return row
 
 
@@ -38,26 +38,25 @@ def login(ctx: Context, userid: UserId, password: Password, *, reset_code: bool 
     from "password reset" is taken as well, even from a blocked address."""
     row = ctx.store.find_user(userid.key)
     if row is None or row.deleted_at is not None:
-        raise NotAllowedError("wrong userid or password", wrong_login=True)
+        raise NotAllowedError("wrong-login", wrong_login=True)
     lane = ctx.login_lane
     if reset_code and security.take_reset_code(ctx, row, password.reveal()):
         ctx.store.clear_login_failures(row.id)
         ctx.logged_in.add(row.id)
         return row
     if row.operator_locked:
-        raise AccountLockedError(f"the account {row.userid} is locked by the server's operator")
+        raise AccountLockedError("operator-locked", {"userid": row.userid})
     failures = ctx.store.login_failures(lane, row.id)
     until = security.blocked_until(ctx, row, failures)
     if until is not None:
         raise AccountLockedError(
-            f"after too many wrong passwords from your address, no password for {row.userid} is "
-            f"checked from it until {shown(until)}",
+            "login-blocked", {"userid": row.userid, "until": shown(until)},
             refused_for=row.id if security.owns(ctx, row, ctx.sender or "") else None,
         )
     if not ctx.passwords.is_known(password.reveal(), row.password_hash):
         ctx.spend_password_check()
     if not ctx.passwords.check(password.reveal(), row.password_hash):
-        raise NotAllowedError("wrong userid or password", failed_login=row.id)
+        raise NotAllowedError("wrong-login", failed_login=row.id)
     if failures is not None:
         ctx.store.clear_login_failures(row.id, lane)
     ctx.logged_in.add(row.id)
@@ -72,9 +71,9 @@ def open_account(ctx: Context, userid: UserId, password: Password, addresses: li
     (the others wait for their confirmation)."""
     cap = ctx.config.limits.signups_per_sender_per_day
     if not limits.left(ctx, "signup", ctx.sender or "", cap):
-        raise DailyLimitError(f"{cap} accounts have been opened from your address today, the most a day")
+        raise DailyLimitError("signups-today", {"cap": cap})
     if ctx.store.find_user(userid.key) is not None:
-        raise UseridTakenError(f"the userid {userid} is taken; choose another")
+        raise UseridTakenError("userid-taken", {"userid": str(userid)})
     limits.spend(ctx, "signup", ctx.sender or "", cap)
     user = ctx.store.create_user(userid.typed, userid.key, new_password_hash(ctx, password), addresses,
                                  ctx.now, confirmed=bound)
@@ -100,10 +99,10 @@ def checked_addresses(addresses: tuple[str, ...], sender: str) -> list[str]:
     than :data:`MAX_ADDRESSES`."""
     out = list(dict.fromkeys(addresses)) or [sender]
     if len({a.lower() for a in out}) > MAX_ADDRESSES:
-        raise BadAddressError(f"an account may have at most {MAX_ADDRESSES} addresses, not {len(out)}")
+        raise BadAddressError("addresses-too-many", {"most": MAX_ADDRESSES, "given": len(out)})
     for address in out:
         if "@" not in address or any(c in address for c in "\r\n<>,;\"' "):
-            raise BadAddressError(f"{address} is not an e-mail address")
+            raise BadAddressError("not-an-address", {"address": address})
     return out
 
 

@@ -44,17 +44,16 @@ def mover_id(row: BoardRecord) -> int:
     return row.white_id if colour_to_move(row.ply) == "white" else row.black_id
 
 
-def times_problem(ctx: Context, terms: BoardTerms) -> str | None:
-    """What is wrong with a board's times, if anything: neither the forfeit
-    nor the total time may be shorter than ``[games] minimum_forfeit_days``,
-    and the reminder must come before the forfeit."""
+def times_problem(ctx: Context, terms: BoardTerms) -> tuple[str, dict[str, Any]] | None:
+    """What is wrong with a board's times, if anything (a refusal's code and
+    params): neither the forfeit nor the total time may be shorter than
+    ``[games] minimum_forfeit_days``, and the reminder must come before the
+    forfeit."""
     short = terms.too_short(ctx.config.games.minimum_forfeit_days)
     if short is not None:
-        floor, days = short.floor, short.days
-        return f"the {short.name} is at least {floor:g} day{'' if floor == 1 else 's'} on this server, not {days:g}"
+        return "time-too-short", {"name": short.name, "floor": short.floor, "days": short.days}
     if not terms.nag_comes_first():
-        return (f"the nag time ({terms.nag_days:g} days) must be shorter than the forfeit time "
-                f"({terms.forfeit_days:g} days)")
+        return "nag-not-first", {"nag_days": terms.nag_days, "forfeit_days": terms.forfeit_days}
     return None
 
 
@@ -113,10 +112,10 @@ def load_game(ctx: Context, number: int | str, *, game: str | None = None) -> Ga
     it must be of that game type."""
     row = ctx.store.board(number) if isinstance(number, int) else ctx.store.board_by_label(number)
     if row is None:
-        raise UnknownBoardError(f"there is no board {number}")
+        raise UnknownBoardError("unknown-board", {"board": number})
     number = int(row.number)
     if game is not None and row.game != game:
-        raise WrongGameError(f"board {number} is a {row.game} board")
+        raise WrongGameError("wrong-game", {"board": number, "game": row.game})
     if not ctx.positions.holds(number, row.moves):
         ctx.spend_replay(len(row.moves.split()))
     board = ctx.positions.take(number, row.moves, row.game, ending=row.ending, points=row.points)
@@ -131,7 +130,7 @@ def player_game(ctx: Context, number: int | str, userid: UserId, password: Passw
     user = login(ctx, userid, password)
     loaded = load_game(ctx, number, game=game)
     if loaded.colour_of(user) is None:
-        raise NotAllowedError(f"{user.userid} is not a player of board {loaded.number}")
+        raise NotAllowedError("not-a-player", {"userid": user.userid, "board": loaded.number})
     return loaded, user
 
 
@@ -143,8 +142,7 @@ def member_game(ctx: Context, number: int | str, userid: UserId, password: Passw
     if loaded.colour_of(user) is None and not any(
             w.user_id == user.id and w.kind == "subscribe"
             for w in ctx.store.watchers_of(loaded.number, loaded.row.game)):
-        raise NotAllowedError(f"{user.userid} is neither a player nor an observer of board {loaded.number} "
-                              f"(to watch it, subscribe first)")
+        raise NotAllowedError("not-a-member", {"userid": user.userid, "board": loaded.number})
     return loaded, user
 
 
@@ -155,7 +153,7 @@ def position_of(ctx: Context, ref: BoardRef, game_name: str) -> tuple[Game, Boar
         return loaded, None
     if ref.after > loaded.board.ply:
         raise UnknownBoardError(
-            f"board {ref.number} has only {loaded.board.ply} moves, so there is no position after move {ref.after}"
+            "no-such-position", {"board": ref.number, "moves": loaded.board.ply, "after": ref.after}
         )
     key = (loaded.number, loaded.row.moves, ref.after)
     past = ctx.past.get(key)
@@ -172,7 +170,7 @@ def checked_terms(ctx: Context, terms: BoardTerms, *, tournament: bool = False) 
     settled = default_times(ctx, terms, tournament=tournament)
     problem = times_problem(ctx, settled)
     if problem:
-        raise ChallengeRefusedError(problem)
+        raise ChallengeRefusedError(*problem)
     return settled
 
 
@@ -189,8 +187,8 @@ def new_board(ctx: Context, game_name: str, white: User, black: User, terms: Boa
     terms = checked_terms(ctx, terms, tournament=tournament is not None)
     try:
         rules = Board(game_name, ending=terms.ending, points=terms.points)
-    except ValueError as exc:
-        raise ChallengeRefusedError(str(exc)) from None
+    except ValueError:
+        raise ChallengeRefusedError("rules-not-offered", {"game": game_name}) from None
     now = stamp(ctx.now)
     number = ctx.store.create_board(
         game=game_name, white_id=white.id, black_id=black.id, tournament=tournament, label=label,

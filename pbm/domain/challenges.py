@@ -31,7 +31,7 @@ def _day_start(now: datetime) -> datetime:
 def check_players(ctx: Context, game: str, white: User, black: User) -> None:
     """May these two be given a new board of ``game`` now?"""
     if white.id == black.id:
-        raise ChallengeRefusedError("a game needs two different players")
+        raise ChallengeRefusedError("same-player")
     store = ctx.store
     caps = ctx.config.limits
     for user in (white, black):
@@ -39,24 +39,22 @@ def check_players(ctx: Context, game: str, white: User, black: User) -> None:
             continue
         pref = store.preference(user.id, game)
         if user.signed_off:
-            raise ChallengeRefusedError(f"{user.userid} has signed off and takes no new games")
+            raise ChallengeRefusedError("signed-off", {"userid": user.userid})
         if not pref.accepting:
-            raise ChallengeRefusedError(f"{user.userid} does not accept {game} challenges")
+            raise ChallengeRefusedError("not-accepting", {"userid": user.userid, "game": game})
         limit = pref.game_limit if pref.game_limit is not None else ctx.config.games.default_limit
         if limit and store.count_active(user.id, game) >= limit:
-            raise ChallengeRefusedError(f"{user.userid} already plays {limit} active {game} games, their limit")
+            raise ChallengeRefusedError("game-limit", {"userid": user.userid, "limit": limit, "game": game})
         if store.boards_created_since(user.id, _day_start(ctx.now)) >= caps.new_boards_per_player_per_day:
             raise ChallengeRefusedError(
-                f"{user.userid} has been given {caps.new_boards_per_player_per_day} new boards today, "
-                f"the most a day; try again tomorrow"
+                "boards-today", {"userid": user.userid, "cap": caps.new_boards_per_player_per_day}
             )
     cap = ctx.config.computer.games_per_player
     machine, people = [u for u in (white, black) if u.computer], [u for u in (white, black) if not u.computer]
     if cap and machine and people and store.computer_games_of(people[0].id) >= cap:
         userid, name = people[0].userid, machine[0].userid
         raise ChallengeRefusedError(
-            f"{userid} already plays {cap} games against {name}, the most at once; finish or resign one of "
-            f"them before challenging {name} again"
+            "computer-games", {"userid": userid, "cap": cap, "computer": name}
         )
 
 
@@ -83,7 +81,6 @@ def invite(ctx: Context, white: User, black: User) -> None:
     for user in (white, black):
         if not limits.left(ctx, "invitation", str(user.id), cap):
             raise ChallengeRefusedError(
-                f"{user.userid} has had {cap} invitations today, the most a day; a challenge with the "
-                f"password of one of its players makes the board at once"
+                "invitations-today", {"userid": user.userid, "cap": cap}
             )
     limits.spend_each(ctx, "invitation", (str(user.id) for user in (white, black)), cap)

@@ -218,13 +218,13 @@ def book_vacation(ctx: Context, user: User, days: int | None) -> Vacation:
     end the one under way (``days`` None)."""
     cap = ctx.config.games.vacation_days_per_year
     if cap == 0:
-        raise NotAvailableError("vacations are turned off on this server")
+        raise NotAvailableError("vacations-off")
     store, now = ctx.store, ctx.now
     rows = store.vacations_of(user.id)
     current = next((v for v in rows if when(v.starts_at) <= now < when(v.ends_at)), None)
     if days is None:
         if current is None:
-            raise NothingPendingError("you are not on vacation")
+            raise NothingPendingError("not-on-vacation")
         store.end_vacation(current.id, now)
         until = None
     else:
@@ -234,7 +234,7 @@ def book_vacation(ctx: Context, user: User, days: int | None) -> Vacation:
         used = days_taken(rows, now.year)
         if used + days > cap:
             left = max(cap - used, 0)
-            raise VacationRefusedError(f"{days} days is more than you have left: {left} of {cap} days this year")
+            raise VacationRefusedError("vacation-too-long", {"days": days, "left": left, "cap": cap})
         until = now + days * DAY
         store.add_vacation(user.id, now, until)
     return Vacation(until, days_taken(store.vacations_of(user.id), now.year), cap)

@@ -65,16 +65,14 @@ def check_challenge(ctx: Context, white: User, black: User, level: int | None, p
     playing = [u for u in (white, black) if is_computer(u)]
     if not playing:
         if level is not None:
-            raise ChallengeRefusedError(f"-level is for a game against the computer "
-                                        f"({ctx.config.computer.userid})")
+            raise ChallengeRefusedError("level-for-computer", {"computer": ctx.config.computer.userid})
         return None
     if not ctx.config.computer.enabled:
-        raise ChallengeRefusedError(f"{playing[0].userid} takes no games on this server")
+        raise ChallengeRefusedError("computer-off", {"userid": playing[0].userid})
     if len(playing) == 2:
-        raise ChallengeRefusedError("the computer does not play itself")
+        raise ChallengeRefusedError("computer-itself")
     if not password_given:
-        raise ChallengeRefusedError(f"a game against {playing[0].userid} needs your password in the "
-                                    f"challenge (nobody can be invited on its behalf)")
+        raise ChallengeRefusedError("computer-needs-password", {"userid": playing[0].userid})
     return level if level is not None else ctx.config.computer.default_level
 
 

@@ -37,8 +37,7 @@ def waits_for(ctx: Context, challenged: User, level: int | None) -> User | None:
         return None
     cap = ctx.config.limits.open_challenges_per_player
     if ctx.store.count_open_challenges(challenged.id) >= cap:
-        raise ChallengeRefusedError(f"{challenged.userid} has {cap} challenges waiting for an answer "
-                                    f"already, the most at once; try again once they are answered")
+        raise ChallengeRefusedError("challenges-waiting", {"userid": challenged.userid, "cap": cap})
     return challenged
 
 

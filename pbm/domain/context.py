@@ -50,8 +50,7 @@ class Context:
         ``[limits] password_checks_per_mail``."""
         cap = self.config.limits.password_checks_per_mail
         if self.password_checks >= cap:
-            raise PbmError(f"this mail has already had {cap} passwords checked, the most one mail may; "
-                           f"send the rest in another mail")
+            raise PbmError("password-checks", {"cap": cap})
         self.password_checks += 1
 
     def spend_replay(self, moves: int) -> None:
@@ -60,8 +59,7 @@ class Context:
         positions_per_mail``."""
         cap = self.config.limits.positions_per_mail
         if self.moves_replayed + moves > cap and self.moves_replayed > 0:
-            raise WorkLimitError(f"this mail has already asked for {self.moves_replayed} moves to be replayed, "
-                                 f"about the most one mail may ({cap}); send the rest in another mail")
+            raise WorkLimitError("replays", {"count": self.moves_replayed, "cap": cap})
         self.moves_replayed += moves
 
     def spend_drawing(self, boards: int) -> None:
@@ -69,8 +67,7 @@ class Context:
         ``[limits] boards_per_show`` in one mail, however many shows it holds."""
         cap = 2 * self.config.limits.boards_per_show
         if self.boards_drawn + boards > cap and self.boards_drawn > 0:
-            raise WorkLimitError(f"this mail has already asked for {self.boards_drawn} boards to be shown, "
-                                 f"about the most one mail may ({cap}); send the rest in another mail")
+            raise WorkLimitError("drawings", {"count": self.boards_drawn, "cap": cap})
         self.boards_drawn += boards
 
     @contextmanager

@@ -57,20 +57,20 @@ def resolve(game: _Loaded, written: WrittenMove) -> str:
     face = current_draw(game)
     assert face is not None
     options = game.board.placements(face)
-    where = ", ".join(m.cell for m in options) or "nowhere"
+    cells = tuple(m.cell for m in options)
     if written.cell is not None:
         for option in options:
             if option.cell == written.cell:
                 return str(option)
         raise IllegalMoveReplyError(
-            f"the tile drawn for you cannot go at {written.cell}; it can go at {where}", view_game=game)
+            "drawn-tile-not-here", {"cell": written.cell, "cells": cells}, view_game=game)
     assert written.notation is not None
     try:
         move = game.board.parse_move(str(written.notation))
     except TraxError as exc:
-        raise IllegalMoveReplyError(str(exc), view_game=game) from None
+        raise IllegalMoveReplyError(exc.code, exc.params, view_game=game) from None
     if any(m == move and m.tile == move.tile for m in options):
         return str(move)
     raise IllegalMoveReplyError(
-        f"{written.notation} does not place the tile drawn for you; name a cell where it goes ({where})",
+        "drawn-tile-elsewhere", {"move": str(written.notation), "cells": cells},
         view_game=game)

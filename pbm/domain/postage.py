@@ -49,15 +49,14 @@ def to_others(ctx: Context, account: int | None, addresses: Iterable[str], *, se
     if not wanted:
         return Delivery((), ())
     if ctx.recipients + len(wanted) > caps.recipients_per_mail and not exempt_from_account_cap:
-        raise WorkLimitError(f"this mail would send mail to {ctx.recipients + len(wanted)} addresses other "
-                             f"than yours, more than one mail may ({caps.recipients_per_mail}); send the "
-                             f"rest in another mail")
+        raise WorkLimitError("recipients-per-mail",
+                             {"count": ctx.recipients + len(wanted), "cap": caps.recipients_per_mail})
     kind, key = ("to-others-by-account", str(account)) if account is not None else ("to-others-by-sender", me)
     if not exempt_from_account_cap:
         left = limits.left(ctx, kind, key, caps.mail_to_others_per_day)
         if len(wanted) > left:
-            raise DailyLimitError(f"this would send mail to {len(wanted)} people, and you may send mail to "
-                                  f"{left} more today (at most {caps.mail_to_others_per_day} a day)")
+            raise DailyLimitError("mail-to-others-today",
+                                  {"wanted": len(wanted), "left": left, "cap": caps.mail_to_others_per_day})
     to: list[str] = []
     left_out: list[str] = []
     for address in wanted:

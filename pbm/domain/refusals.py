@@ -1,16 +1,51 @@
 """Refusals: the errors a player can be told about.
 
 Each names the template of its reply (``templates/errors/<template>.txt``);
-its message says what was wrong.  Exactly one place, the pipeline, turns them
-into replies.  Wrong user, wrong password and "not your board" share one
-error, so that a reply never tells who exists.
+its ``code`` (kebab-case, one of :data:`CODES`, or a code of the layers
+below it stands on: the engine's, the grammar's) and ``params`` (the
+facts: userids, board numbers, counts, caps) say what was wrong, and the
+application words them from ``templates/errors/reasons/`` (one macro per
+code).  Exactly one place, the pipeline, turns them into replies.  Wrong
+user, wrong password and "not your board" share one error, so that a reply
+never tells who exists.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+#: Every code the domain's refusals carry (the application's own are in
+#: :data:`pbm.app.refusals.CODES`).
+CODES = frozenset({
+    # accounts and logins
+    "unknown-user", "wrong-login", "operator-locked", "login-blocked", "signups-today", "userid-taken",
+    "addresses-too-many", "not-an-address", "confirmations-today", "password-checks",
+    # challenges and new boards
+    "same-player", "signed-off", "not-accepting", "game-limit", "boards-today", "computer-games",
+    "invitations-today", "level-for-computer", "computer-off", "computer-itself", "computer-needs-password",
+    "challenges-waiting", "time-too-short", "nag-not-first", "rules-not-offered",
+    # boards and turns
+    "unknown-board", "wrong-game", "not-a-player", "not-a-member", "no-such-position", "board-finished",
+    "not-your-turn", "stale-number", "no-submitted-move", "stale-submitted-move", "no-undo-in-tournament",
+    "no-undo-yet", "no-proposal", "drawn-tile-not-here", "drawn-tile-elsewhere",
+    # work and mail a mail may ask for
+    "replays", "drawings", "recipients-per-mail", "mail-to-others-today",
+    # vacations
+    "vacations-off", "not-on-vacation", "vacation-too-long",
+    # replies to board mails
+    "reply-wrong-address",
+    # tournaments
+    "unknown-tournament", "not-director", "too-few-entrants", "tournament-exists", "start-date-past",
+    "entries-closed", "already-entered", "tournament-full", "not-entered", "already-started", "not-playing",
+    "tournament-over", "not-a-tournament-board", "board-already-finished", "not-running", "round-not-over",
+    "nothing-to-pair",
+})
+
 
 class PbmError(Exception):
-    """Base: ``template`` names the error reply and ``message`` says why.
+    """Base: ``template`` names the error reply; ``code`` and ``params``
+    say why (``str()`` shows them, for logs and debugging).
 
     ``view_game``: the board (a :class:`pbm.domain.boards.Game`) the reply
     shows as it stands; ``position``: a position (a ``pbm.trax.Board``) the
@@ -23,16 +58,20 @@ class PbmError(Exception):
 
     template = "error"
 
-    def __init__(self, message: str = "", *, view_game: object = None, position: object = None,
-                 wrong_login: bool = False, failed_login: int | None = None,
+    def __init__(self, code: str, params: Mapping[str, Any] | None = None, *, view_game: object = None,
+                 position: object = None, wrong_login: bool = False, failed_login: int | None = None,
                  refused_for: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
+        self.code = code
+        self.params: dict[str, Any] = dict(params) if params else {}
+        super().__init__(code, self.params)
         self.view_game = view_game
         self.position = position
         self.wrong_login = wrong_login or failed_login is not None
         self.failed_login = failed_login
         self.refused_for = refused_for
+
+    def __str__(self) -> str:
+        return " ".join([self.code, *(f"{key}={value!r}" for key, value in self.params.items())])
 
 
 class NotAllowedError(PbmError):
@@ -123,7 +162,7 @@ class DailyLimitError(PbmError):
 
 
 class TournamentError(PbmError):
-    """A tournament command that cannot be done now (the message says why)."""
+    """A tournament command that cannot be done now (the code says why)."""
 
 
 class WorkLimitError(PbmError):

@@ -119,8 +119,7 @@ def target(ctx: Context, tokens: Sequence[str], sender: str) -> ReplyTarget | No
         own = [a.lower() for a in ctx.store.confirmed_addresses(user.id)]
         if user.deleted_at is not None or sender.lower() not in own:
             raise ReplyRefusedError(
-                f"this reply answers a board mail sent to {user.userid}, but it comes from {sender}, which is "
-                f"not one of {user.userid}'s addresses; a reply counts only from the player's own address")
+                "reply-wrong-address", {"userid": user.userid, "sender": sender})
         if row.board is not None and row.ply is not None:
             boards = {row.board: row.ply}
         else:

@@ -194,8 +194,7 @@ def await_confirmation(ctx: Context, user: User, addresses: list[str], sender: s
     cap = ctx.config.limits.confirmations_per_sender_per_day
     shares = (("confirmations-by", sender), ("confirmations-for", str(user.id)))
     if others and any(limits.left(ctx, kind, key, cap) < len(others) for kind, key in shares):
-        raise DailyLimitError(f"confirmations have been mailed to {cap} addresses for this sender or "
-                              f"account today, the most a day; add the others tomorrow")
+        raise DailyLimitError("confirmations-today", {"cap": cap})
     codes: dict[str, IssuedCode] = {}
     for address in fresh:
         limits.spend(ctx, "confirmation", address, per_address)

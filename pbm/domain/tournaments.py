@@ -56,10 +56,11 @@ class Progress:
 
 @dataclass(frozen=True)
 class NotStarted:
-    """An event whose start date came without enough players (``reason``)."""
+    """An event whose start date came without enough players (``refusal``
+    says why)."""
 
     tournament_id: int
-    reason: str
+    refusal: TournamentError
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ def load_event(ctx: Context, name: TournamentName, game: str) -> Event:
     row = ctx.store.tournament(name.key)
     if row is None or row.game != game:
         raise TournamentError(
-            f"there is no {game} tournament {name}; \"{game} tournament list\" shows them"
+            "unknown-tournament", {"game": game, "name": str(name)}
         )
     return reload(ctx, row.id)
 
@@ -125,7 +126,7 @@ def as_director(ctx: Context, userid: UserId, password: Password, name: Tourname
     user = login(ctx, userid, password)
     event = load_event(ctx, name, game)
     if event.row.director_id != user.id:
-        raise NotAllowedError(f"only the director of {event.name} may do that")
+        raise NotAllowedError("not-director", {"name": event.name})
     return event, user
 
 
@@ -230,8 +231,7 @@ def start(ctx: Context, event: Event) -> list[Progress]:
     need = 4 if t.format == "pools" else 2
     if len(entrants) < need:
         raise TournamentError(
-            f"{event.name} has {len(entrants)} player{'s' if len(entrants) != 1 else ''}; "
-            f"a {FORMAT_NAMES[t.format]} event needs at least {need}"
+            "too-few-entrants", {"name": event.name, "entrants": len(entrants), "format": t.format, "need": need}
         )
     store = ctx.store
     seeded = sorted(entrants, key=lambda e: (-rating_of(ctx, e.user_id, t.game), e.joined_at, e.key))
@@ -384,17 +384,17 @@ def create(ctx: Context, director: User, game: str, plan: TournamentCreateArgs) 
     (``ending``, ``points``) from the game type."""
     name, start_date = plan.name, plan.start
     if ctx.store.tournament(name.key) is not None:
-        raise TournamentError(f"there is already a tournament named {name}; choose another name")
+        raise TournamentError("tournament-exists", {"name": str(name)})
     if start_date is not None and start_date < ctx.now.date():
-        raise TournamentError(f"the start date {start_date.isoformat()} has passed")
+        raise TournamentError("start-date-past", {"date": start_date.isoformat()})
     terms = default_times(ctx, plan.terms, tournament=True)
     problem = times_problem(ctx, terms)
     if problem:
-        raise TournamentError(problem)
+        raise TournamentError(*problem)
     try:
         Board(game, ending=terms.ending, points=terms.points)
-    except ValueError as exc:
-        raise TournamentError(str(exc)) from None
+    except ValueError:
+        raise TournamentError("rules-not-offered", {"game": game}) from None
     tid = ctx.store.create_tournament(
         name=str(name), key=name.key, game=game, director_id=director.id, format=plan.format or "roundrobin",
         rounds=plan.rounds, pool_size=plan.pool_size, advance=plan.advance, nag_days=terms.nag_days,
@@ -409,19 +409,18 @@ def enter(ctx: Context, event: Event, user: User, *, joining: bool) -> Event:
     """The user joins the event (``joining``) or leaves it, before it starts."""
     if event.row.status != "open":
         raise TournamentError(
-            f"{event.name} has started, so entries are closed"
-            + ("" if joining else f"; the director ({event.userid(event.row.director_id)}) can withdraw you")
+            "entries-closed", {"name": event.name, "director": None if joining else event.userid(event.row.director_id)}
         )
     entered = any(e.user_id == user.id for e in event.entrants)
     if joining:
         if entered:
-            raise TournamentError(f"you have already entered {event.name}")
+            raise TournamentError("already-entered", {"name": event.name})
         if event.row.max_players and len(event.entrants) >= event.row.max_players:
-            raise TournamentError(f"{event.name} is full ({event.row.max_players} players)")
+            raise TournamentError("tournament-full", {"name": event.name, "most": event.row.max_players})
         ctx.store.add_entrant(event.id, user.id, ctx.now)
     else:
         if not entered:
-            raise TournamentError(f"you have not entered {event.name}")
+            raise TournamentError("not-entered", {"name": event.name})
         ctx.store.remove_entrant(event.id, user.id)
     return reload(ctx, event.id)
 
@@ -429,7 +428,7 @@ def enter(ctx: Context, event: Event, user: User, *, joining: bool) -> Event:
 def start_now(ctx: Context, event: Event) -> list[Progress]:
     """The director starts the event."""
     if event.row.status != "open":
-        raise TournamentError(f"{event.name} has already started")
+        raise TournamentError("already-started", {"name": event.name})
     return start(ctx, event)
 
 
@@ -439,11 +438,11 @@ def withdraw(ctx: Context, event: Event, player: User) -> list[int]:
     player's games still in play, which the player forfeits."""
     entry = next((e for e in event.entrants if e.user_id == player.id), None)
     if entry is None or entry.withdrawn_at is not None:
-        raise TournamentError(f"{player.userid} is not playing in {event.name}")
+        raise TournamentError("not-playing", {"userid": player.userid, "name": event.name})
     if event.row.status == "open":
         ctx.store.remove_entrant(event.id, player.id)
     elif event.row.status == "finished":
-        raise TournamentError(f"{event.name} is over")
+        raise TournamentError("tournament-over", {"name": event.name})
     else:
         ctx.store.update_entrant(event.id, player.id, withdrawn_at=stamp(ctx.now))
     return [p.board for p in _open(event.pairings) if player.id in (p.white_id, p.black_id) and p.board is not None]
@@ -454,24 +453,24 @@ def check_adjudication(ctx: Context, event: Event, game: Game, named: int | str)
     director wrote it) now?"""
     p = ctx.store.pairing_of_board(game.number)
     if p is None or p.tournament_id != event.id:
-        raise UnknownBoardError(f"board {named} is not a board of {event.name}")
+        raise UnknownBoardError("not-a-tournament-board", {"board": named, "name": event.name})
     if not game.active:
-        raise TournamentError(f"board {game.row.label} is already finished")
+        raise TournamentError("board-already-finished", {"label": game.row.label})
 
 
 def pair_now(ctx: Context, event: Event) -> list[Progress]:
     """The director pairs the next round (once the last one is over)."""
     if event.row.status != "running":
-        raise TournamentError(f"{event.name} is {event.row.status}; only a running event has rounds to pair")
+        raise TournamentError("not-running", {"name": event.name, "status": event.row.status})
     waiting = _open(event.pairings)
     if waiting:
-        labels = ", ".join(str(ctx.store.board_label(p.board)) for p in waiting if p.board is not None)
+        labels = tuple(str(ctx.store.board_label(p.board)) for p in waiting if p.board is not None)
         raise TournamentError(
-            f"the round is not over: {labels} still in play (decide one with \"tournament result\")"
+            "round-not-over", {"boards": labels}
         )
     progress = advance(ctx, event)
     if not progress:
-        raise TournamentError(f"{event.name} has nothing left to pair")
+        raise TournamentError("nothing-to-pair", {"name": event.name})
     return progress
 
 
@@ -490,7 +489,7 @@ def start_due(ctx: Context) -> list[Progress | NotStarted]:
                 out += start(ctx, event)
         except TournamentError as exc:
             ctx.store.update_tournament(event.id, start_date=None)
-            out.append(NotStarted(event.id, exc.message))
+            out.append(NotStarted(event.id, exc))
     return out
 
 

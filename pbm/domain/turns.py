@@ -74,13 +74,13 @@ class Turn:
 
 def require_active(game: Game) -> None:
     if not game.active:
-        raise GameOverError(f"board {game.number} is finished", view_game=game)
+        raise GameOverError("board-finished", {"board": game.number}, view_game=game)
 
 
 def require_turn(game: Game, user: User) -> None:
     if game.to_move.id != user.id:
         raise NotYourTurnError(
-            f"it is not your turn on board {game.number}: {game.to_move.userid} is to move",
+            "not-your-turn", {"board": game.number, "to_move": game.to_move.userid},
             view_game=game,
         )
 
@@ -89,7 +89,7 @@ def check_number(game: Game, written: WrittenMove) -> None:
     """The ``#N`` guard of a move: N must be the next move's number."""
     if written.number is not None and written.number != game.board.ply + 1:
         raise StaleMoveError(
-            f"#{written.number} does not match: the next move of board {game.number} is number {game.board.ply + 1}",
+            "stale-number", {"number": written.number, "board": game.number, "next": game.board.ply + 1},
             view_game=game,
         )
 
@@ -103,7 +103,7 @@ def try_move(ctx: Context, game: Game, user: User, text: str, turn: Turn) -> Non
     try:
         play(ctx, game, user, text, turn)
     except TraxError as exc:
-        raise IllegalMoveReplyError(str(exc), view_game=game) from None
+        raise IllegalMoveReplyError(exc.code, exc.params, view_game=game) from None
 
 
 def _notice(game: Game, kind: str, user: User, **context: Any) -> QueueNotice:
@@ -159,7 +159,7 @@ def play(ctx: Context, game: Game, user: User, text: str, turn: Turn, *, auto: b
             play(ctx, game, other, follow[0], turn, auto=True, depth=depth + 1)
         except TraxError as exc:
             store.set_queued(game.number, other.id, None)
-            turn.notices.append(_notice(game, "failed", other, move=follow[0], reason=str(exc)))
+            turn.notices.append(_notice(game, "failed", other, move=follow[0], refusal=exc))
 
 
 def _record(ctx: Context, game: Game, user: User, move: str, auto: bool) -> None:
@@ -213,7 +213,7 @@ def trial(game: Game, text: str) -> tuple[Board, str]:
     try:
         played = board.play(text)
     except TraxError as exc:
-        raise IllegalMoveReplyError(str(exc), view_game=game) from None
+        raise IllegalMoveReplyError(exc.code, exc.params, view_game=game) from None
     return board, str(played)
 
 
@@ -226,11 +226,10 @@ def confirm(ctx: Context, game: Game, user: User, turn: Turn) -> None:
     """Play the user's submitted move."""
     pending = ctx.store.submitted(game.number, user.id)
     if pending is None:
-        raise NothingPendingError(f"you have no submitted move on board {game.number}")
+        raise NothingPendingError("no-submitted-move", {"board": game.number})
     if pending.ply != game.board.ply + 1:
         raise StaleMoveError(
-            f"your submitted move {pending.move} was for move {pending.ply}, "
-            f"but the board has moved on", view_game=game,
+            "stale-submitted-move", {"move": pending.move, "ply": pending.ply}, view_game=game,
         )
     require_turn(game, user)
     try_move(ctx, game, user, pending.move, turn)
@@ -281,9 +280,9 @@ def propose(ctx: Context, game: Game, user: User, kind: str, turn: Turn) -> None
     """Offer a draw or ask to take the last move back (``kind`` ``draw`` or
     ``undo``); proposing what the opponent proposed accepts it."""
     if kind == "undo" and game.row.tournament:
-        raise PbmError(f"moves cannot be taken back on a tournament board ({game.row.label})", view_game=game)
+        raise PbmError("no-undo-in-tournament", {"label": game.row.label}, view_game=game)
     if kind == "undo" and game.board.ply == 0:
-        raise NothingPendingError("there is no move to take back yet")
+        raise NothingPendingError("no-undo-yet")
     if game.row.pending_kind == kind and game.row.pending_by != user.id:
         answer(ctx, game, user, accept=True, turn=turn)
         return
@@ -302,7 +301,7 @@ def answer(ctx: Context, game: Game, user: User, *, accept: bool, turn: Turn) ->
             turn.progress += consent.decline(ctx, game, user, turn.events)
         return
     if not kind or by == user.id:
-        raise NothingPendingError(f"there is no proposal from your opponent to answer on board {game.number}")
+        raise NothingPendingError("no-proposal", {"board": game.number})
     store = ctx.store
     game.change(ctx, pending_kind=None, pending_by=None, updated_at=stamp(ctx.now))
     if not accept:

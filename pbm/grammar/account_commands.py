@@ -129,8 +129,8 @@ def parse_help(r: Reader) -> HelpArgs:
 
 def _addresses(r: Reader, start: int) -> tuple[str, ...]:
     if len(r) - start > MAX_ADDRESSES:
-        r.fail(f"an account has at most {MAX_ADDRESSES} addresses, but {len(r) - start} were given")
-    return r.read_each(start, "e-mail address", read_address, quote=True)
+        r.fail("too-many-addresses", {"most": MAX_ADDRESSES, "given": len(r) - start})
+    return r.read_each(start, "address", read_address, quote=True)
 
 
 def parse_signup(r: Reader) -> SignupArgs:
@@ -151,8 +151,8 @@ def parse_change_password(r: Reader) -> ChangePasswordArgs:
     r.expect(3, 3)
     return ChangePasswordArgs(
         r.read(0, "userid", read_userid),
-        r.read(1, "old password", read_password),
-        r.read(2, "new password", _new_password),
+        r.read(1, "old-password", read_password),
+        r.read(2, "new-password", _new_password),
     )
 
 
@@ -171,7 +171,7 @@ def parse_message(r: Reader) -> MessageArgs:
     return MessageArgs(
         r.read(0, "userid", read_userid),
         r.read(1, "password", read_password),
-        r.read_each(2, "recipient (a userid)", read_userid),
+        r.read_each(2, "recipient", read_userid),
     )
 
 
@@ -185,10 +185,10 @@ def read_selection(r: Reader, allowed: tuple[str, ...], start: int = 0) -> tuple
         selection = r.accept(end - 1)
         end -= 1
         if selection not in allowed:
-            r.fail(f"{selection} cannot be used here; the choices are {', '.join(allowed)}")
+            r.fail("selection-here", {"selection": selection, "choices": allowed})
     for i in range(start, end):
         if r.keyword(i) in every:
-            r.fail(f"{r.keyword(i)} goes at the end, after the boards and userids")
+            r.fail("selection-last", {"word": r.keyword(i)})
     return end, selection
 
 
@@ -197,14 +197,14 @@ def parse_all_show(r: Reader) -> AllShowArgs:
     end, selection = read_selection(r, ("next", "active"))
     if end != 1:
         r.beyond(1, end)  # "all show alice PASSWORD": not quoted back
-        r.fail("all show takes one userid")
+        r.fail("all-show-one")
     return AllShowArgs(r.read(0, "userid", read_userid), selection)
 
 
 def _read_code(word: str) -> Password:
     text = word.replace("-", "").upper()
     if not (6 <= len(text) <= 20 and text.isalnum() and text.isascii()):
-        raise Problem("a code is the letters and digits from the mail, like K7QMX-2D9PA")
+        raise Problem("code-form")
     return Password(text)
 
 
@@ -216,8 +216,7 @@ def parse_code(r: Reader) -> CodeArgs:
 def parse_password_reset(r: Reader) -> UseridArgs:
     if len(r) > 1:  # a password typed by habit (or a new one): masked, never quoted
         r.beyond(1)
-        r.fail("password reset takes the userid alone, no password: a code is mailed to the "
-               "account's addresses, to use in change password")
+        r.fail("reset-no-password")
     r.expect(1, 1)
     return UseridArgs(r.read(0, "userid", read_userid))
 
@@ -231,8 +230,8 @@ def parse_vacation(r: Reader) -> VacationArgs:
         return VacationArgs(userid, password, None)
     days = r.read(
         2,
-        "number of days",
-        partial(read_number, minimum=1, maximum=MAX_VACATION_DAYS, what="number of days"),
+        "days",
+        partial(read_number, minimum=1, maximum=MAX_VACATION_DAYS, what="days"),
         quote=True,
     )
     return VacationArgs(userid, password, days)
@@ -246,23 +245,23 @@ def parse_set(r: Reader) -> SetArgs:
         return SetArgs(userid, password)
     name = r.keyword(2)
     if name not in SETTINGS:
-        r.fail(f"there is no setting called that; the settings are {', '.join(SETTINGS)}")
+        r.fail("no-such-setting", {"settings": tuple(SETTINGS)})
     r.accept(2)
     values = SETTINGS[name]
     if len(r) == 3:
-        r.fail(f"say what {name} is to be: {' or '.join(values)}")
+        r.fail("setting-value-missing", {"setting": name, "values": values})
     value = r.keyword(3)
     if value not in values:
-        r.fail(f"{name} is {' or '.join(values)}")
+        r.fail("setting-value", {"setting": name, "values": values})
     r.accept(3)
     if name == "digest" and value == "daily":
         hour = DIGEST_HOUR
         if len(r) == 5:
-            hour = r.read(4, "hour", partial(read_number, maximum=23, what="hour of the day (0 to 23, UTC)"),
+            hour = r.read(4, "hour", partial(read_number, maximum=23, what="hour-of-day"),
                           quote=True)
         return SetArgs(userid, password, name, value, hour)
     if len(r) == 5:
-        r.fail(f"{name} {value} takes nothing after it")
+        r.fail("setting-nothing-after", {"setting": name, "value": value})
     return SetArgs(userid, password, name, value)
 
 

@@ -155,21 +155,21 @@ def read_terms(r: Reader, options: dict[str, Any]) -> BoardTerms:
     terms = BoardTerms(rated=not options.pop("unrated", False),
                        **{f: options.pop(f) for f in TERMS_FIELDS if f in options})
     if not terms.nag_comes_first():
-        r.fail("the nag time must be shorter than the forfeit time (the reminder comes first)")
+        r.fail("nag-before-forfeit")
     return terms
 
 
 def parse_challenge(r: Reader) -> ChallengeArgs:
-    r.positionals_before_options(("first userid", "second userid"), "the two userids")
+    r.positionals_before_options(("first-userid", "second-userid"), "userids")
     r.expect(2)
-    white = r.read(0, "first userid", read_userid)
-    black = r.read(1, "second userid", read_userid)
+    white = r.read(0, "first-userid", read_userid)
+    black = r.read(1, "second-userid", read_userid)
     password = None
     first_option = 2
     if len(r) > 2 and not r.words[2].startswith("-"):
         password = r.read(2, "password", read_password)
         first_option = 3
-    options = r.options(first_option, "the two userids and the password")
+    options = r.options(first_option, "userids-password")
     terms = read_terms(r, options)
     check_game_options(r, terms)
     return ChallengeArgs(white, black, password, terms, **options)
@@ -179,16 +179,16 @@ def check_game_options(r: Reader, terms: BoardTerms) -> None:
     """-ending is for the size-limited game types, -points for point trax."""
     variant = get_variant(r.game or "trax")
     if terms.ending is not None and variant.max_size is None:
-        limited = " and ".join(v.name for v in VARIANTS.values() if v.max_size is not None)
-        r.fail(f"-ending is for the game types with a limited area ({limited}), not {variant.name}")
+        limited = tuple(v.name for v in VARIANTS.values() if v.max_size is not None)
+        r.fail("ending-for-limited", {"limited": limited, "game": variant.name})
     if terms.points is not None and not variant.scores:
-        scored = " and ".join(v.name for v in VARIANTS.values() if v.scores)
-        r.fail(f"-points is for {scored}, not {variant.name}")
+        scored = tuple(v.name for v in VARIANTS.values() if v.scores)
+        r.fail("points-for-scored", {"scored": scored, "game": variant.name})
 
 
 def read_ending(word: str) -> str:
     if word.lower() not in ENDINGS:
-        raise Problem(f"the ending is {' or '.join(ENDINGS)}")
+        raise Problem("ending-values", {"endings": tuple(ENDINGS)})
     return word.lower()
 
 
@@ -197,14 +197,14 @@ def read_level(word: str) -> int:
 
 
 def read_points(word: str) -> int:
-    return read_number(word, minimum=1, maximum=MAX_POINTS, what="number of points")
+    return read_number(word, minimum=1, maximum=MAX_POINTS, what="points")
 
 
 def parse_move(r: Reader) -> MoveArgs:
     r.expect(4, 4)
     drawn = r.game is not None and get_variant(r.game).drawn
     return MoveArgs(
-        r.read(0, "board number", read_board, quote=True),
+        r.read(0, "board-number", read_board, quote=True),
         r.read(1, "userid", read_userid),
         r.read(2, "password", read_password),
         r.read(3, "move", partial(read_move, cells=drawn), quote=True),
@@ -213,22 +213,19 @@ def parse_move(r: Reader) -> MoveArgs:
 
 def parse_queue(r: Reader) -> QueueArgs:
     r.expect(4)
-    board = r.read(0, "board number", read_board, quote=True)
+    board = r.read(0, "board-number", read_board, quote=True)
     userid = r.read(1, "userid", read_userid)
     password = r.read(2, "password", read_password)
     moves = r.read_each(3, "move", _tile, quote=True, unique=False)
     if len(moves) % 2 == 0:
-        r.fail(
-            f"a queued line takes turns: your move, the reply you expect, your answer ...; it ends "
-            f"with one of your own moves, but {len(moves)} moves were given"
-        )
+        r.fail("queue-odd", {"given": len(moves)})
     return QueueArgs(board, userid, password, moves)
 
 
 def parse_board_login(r: Reader) -> BoardLoginArgs:
     r.expect(3, 3)
     return BoardLoginArgs(
-        r.read(0, "board number", read_board, quote=True),
+        r.read(0, "board-number", read_board, quote=True),
         r.read(1, "userid", read_userid),
         r.read(2, "password", read_password),
     )
@@ -236,7 +233,7 @@ def parse_board_login(r: Reader) -> BoardLoginArgs:
 
 def parse_preview(r: Reader) -> PreviewArgs:
     r.expect(2)
-    board = None if r.keyword(0) == "new" else r.read(0, "board (or new)", read_board_ref, quote=True)
+    board = None if r.keyword(0) == "new" else r.read(0, "board-or-new", read_board_ref, quote=True)
     if board is None:
         r.accept(0)
     return PreviewArgs(board, r.read_each(1, "move", _tile, quote=True, unique=False))
@@ -263,9 +260,9 @@ def parse_show(r: Reader) -> ShowArgs:
     end, selection = read_selection(r, ("all", "active", "inactive", "next"))
     boards, userids = _boards_and_userids(r, 0, end)
     if not boards and not userids:
-        r.fail("name a board or a userid to show")
+        r.fail("show-what")
     if selection and not userids:
-        r.fail(f"{selection} picks among a user's boards; name the user before it")
+        r.fail("selection-needs-user", {"selection": selection})
     return ShowArgs(boards, userids, selection)
 
 
@@ -276,7 +273,7 @@ def parse_showas(r: Reader) -> ShowAsArgs:
     end, selection = read_selection(r, ("all", "active", "next"), start=2)
     boards = r.read_each(2, "board", read_board_ref, quote=True, stop=end)
     if boards and selection:
-        r.fail(f"give boards or {selection}, not both")
+        r.fail("boards-or-selection", {"selection": selection})
     return ShowAsArgs(userid, password, boards, selection)
 
 
@@ -291,7 +288,7 @@ def _board_or_all(word: str) -> int | str:
     try:
         return read_board(word)
     except Problem as problem:
-        raise Problem(f"{problem}, or all for every board") from None
+        raise Problem("board-or-all", {"problem": problem}) from None
 
 
 def _board_or_all_word(word: str) -> bool:
@@ -308,7 +305,7 @@ def parse_subscribe(r: Reader) -> SubscribeArgs:
     old = not (first.isdecimal() or first.lower() == "all") and _board_or_all_word(last)
     board, userid, password = (2, 0, 1) if old else (0, 1, 2)
     return SubscribeArgs(
-        r.read(board, "board number", _board_or_all, quote=True),
+        r.read(board, "board-number", _board_or_all, quote=True),
         r.read(userid, "userid", read_userid),
         r.read(password, "password", read_password),
     )
@@ -319,7 +316,7 @@ def parse_notify(r: Reader) -> NotifyArgs:
     return NotifyArgs(
         r.read(0, "userid", read_userid),
         r.read(1, "password", read_password),
-        r.read_each(2, "board number", _board, quote=True),
+        r.read_each(2, "board-number", _board, quote=True),
     )
 
 
@@ -338,12 +335,12 @@ def parse_limit(r: Reader) -> LimitArgs:
 
 
 def parse_seek(r: Reader) -> SeekArgs:
-    return SeekArgs(*_count(r, "number of opponents"))
+    return SeekArgs(*_count(r, "opponents"))
 
 
 def parse_record(r: Reader) -> BoardArgs:
     r.expect(1, 1)
-    return BoardArgs(r.read(0, "board number", read_board, quote=True))
+    return BoardArgs(r.read(0, "board-number", read_board, quote=True))
 
 
 #: Options of a board's rules: the ending of the size-limited types, the

@@ -156,12 +156,7 @@ def _parse_lines(lines: Sequence[str], max_commands: int) -> list[Command | Comm
             items.append(error)
     if len(lines) > max_commands:
         extra = len(lines) - max_commands
-        items.append(
-            CommandError(
-                f"this mail has {len(lines)} command lines, more than the {max_commands} one mail may carry: "
-                f"the first {max_commands} were read, the last {extra} ignored; send the rest in another mail"
-            )
-        )
+        items.append(CommandError("too-many-lines", {"lines": len(lines), "most": max_commands, "extra": extra}))
     return items
 
 
@@ -209,10 +204,7 @@ def parse_mail_commands(
     if line.lower() == "multiple":
         lines = [text for _, text in _command_lines(body)]
         if not lines:
-            error = CommandError(
-                "the subject is multiple, but the body has no command lines; "
-                "write one command a line, or send help"
-            )
+            error = CommandError("multiple-empty")
             return MailCommands((error,), "multiple")
         return MailCommands(tuple(_parse_lines(lines, max_commands)), "multiple")
     try:
@@ -290,10 +282,6 @@ class ReplyBody:
     comment: str
 
 
-REPLY_USAGE = "the first line of your reply: your move (C3/), or resign, draw, accept, reject, undo or show"
-DIGEST_USAGE = "one board a line: its number and your move (101 C3/), or resign, draw, accept, reject, undo, show"
-
-
 def _reads_as_move(word: str, *, cells: bool) -> bool:
     try:
         read_move(REPLY_WORDS.get(word.lower(), word), cells=cells)
@@ -319,22 +307,19 @@ def _reply_line(line: str, *, digest: bool, cells: bool) -> ReplyLine | CommandE
     by its place.  Words after the move are no part of it (see
     :func:`parse_reply`)."""
     words = [w for w in line.split(" ") if not (len(w) >= 2 and w.strip("*") == "")]
-    usage = DIGEST_USAGE if digest else REPLY_USAGE
     board: int | str | None = None
     if digest:
         if len(words) != 2:
-            return CommandError("a line of a reply to a digest is a board and a move, nothing else (a reply "
-                                "needs no userid or password)", usage=usage,
-                                text=_masked_line(words, cells=cells) if words else None)
+            return CommandError("digest-line", text=_masked_line(words, cells=cells) if words else None)
         try:
             board = read_board(words[0])
         except Problem as problem:
-            named = shorten(words[0]) if placed(words[0]) else "the first word"
+            named = shorten(words[0]) if placed(words[0]) else None  # None: "the first word"
             text = _masked_line(words, cells=cells)
-            return CommandError(f"{named} is no board: {problem}", usage=usage, text=text)
+            return CommandError("reply-no-board", {"word": named, "problem": problem}, text=text)
         words = words[1:]
     if not words:
-        return CommandError("the reply has no move", usage=usage, text=None)
+        return CommandError("reply-no-move", text=None)
     word = words[0]
     shown = " ".join(shorten(w) for w in ([str(board)] if board is not None else []) + [word])
     meaning = REPLY_WORDS.get(word.lower().partition("#")[0])
@@ -345,11 +330,10 @@ def _reply_line(line: str, *, digest: bool, cells: bool) -> ReplyLine | CommandE
     except Problem as problem:
         if any(_reads_as_move(w, cells=cells) for w in words[1:]) and not placed(word):
             # "alice PASSWORD C3/": the words before the move are a login typed by habit
-            where = "the word after the board" if digest else "the first word"
             head = [str(board)] if board is not None else []
-            return CommandError(f"{where} is no move; write the move first, and nothing else on its line",
-                                usage=usage, text=_masked_line([*head, *words], cells=cells))
-        return CommandError(f"{shorten(word)} is no move: {problem}", usage=usage, text=shown)
+            return CommandError("reply-login-first", {"digest": digest},
+                                text=_masked_line([*head, *words], cells=cells))
+        return CommandError("reply-not-a-move", {"word": shorten(word), "problem": problem}, text=shown)
     return ReplyLine(shown, board, move)
 
 
@@ -369,8 +353,7 @@ def parse_reply(body: str, *, digest: bool = False, cells: bool = False,
     body = body if isinstance(body, str) else ""
     lines = _command_lines(body)
     if not lines:
-        return ReplyBody((CommandError("the reply has no move above the quoted mail",
-                                       usage=DIGEST_USAGE if digest else REPLY_USAGE),), "")
+        return ReplyBody((CommandError("reply-empty"),), "")
     read: list[ReplyLine | CommandError] = []
     last = lines[0][0]
     for number, line in lines[:max_lines]:

@@ -22,36 +22,27 @@ from .words import RESERVED_WORDS, Problem, is_board_number, read_move
 #: Longer lines are refused unread (a mail line is at most 998 characters).
 MAX_COMMAND_LENGTH = 1000
 
-_GAME_LIST = ", ".join(GAMES[:-1]) + " or " + GAMES[-1]
-
-
 def parse_command(text: str) -> Command:
     """Parse one command line (a decoded subject, or a body line).
 
     Keywords and game types may be in any case; blanks of any kind and number
-    separate words.  Raises :class:`CommandError` saying what was wrong, with
-    the usage line of the command when it was recognised.
+    separate words.  Raises :class:`CommandError` saying what was wrong (a
+    code and params), with the usage line of the command when it was
+    recognised.
     """
     line = clean_line(text)
     if not line:
-        raise CommandError("there is no command here; send help for the list of commands")
+        raise CommandError("no-command")
     if len(line) > MAX_COMMAND_LENGTH:
-        raise CommandError(
-            f"this line is {len(line)} characters long, too long for a command "
-            f"(at most {MAX_COMMAND_LENGTH}); send help for the list of commands"
-        )
+        raise CommandError("line-too-long", {"length": len(line), "most": MAX_COMMAND_LENGTH})
     # the old server's "see my comment" flag, a word of asterisks, is no part of the command
     words = [w for w in line.split(" ") if not (len(w) >= 2 and w.strip("*") == "")]
     if not words:
-        raise CommandError("there is no command here; send help for the list of commands")
+        raise CommandError("no-command")
     game = words[0].lower() if words[0].lower() in GAMES else None
     rest = words[1:] if game else words
     if game and not rest:
-        raise CommandError(
-            f"{words[0]} needs a command after it, as in {game} show 101; "
-            f"send {game} help for the list of {game} commands",
-            game=game,
-        )
+        raise CommandError("game-alone", {"word": words[0], "game": game}, game=game)
     found = find_spec(rest, game=game is not None)
     if found is None:
         raise _unknown(words, game)
@@ -109,25 +100,22 @@ def _unknown(words: list[str], game: str | None) -> CommandError:
     other = find_spec(rest, game=game is None)
     if other is not None:
         spec, _ = other
-        if game:
-            reason = f"{spec.name} is not a game command: leave out {words[0]}"
-        else:
-            reason = f"{spec.name} is a game command: put the game type ({_GAME_LIST}) first"
-        return CommandError(reason, usage=spec.usage(None), text=quoted(consumed), name=spec.name, game=game)
+        code, params = ("not-game-command", {"name": spec.name, "word": words[0]}) if game else \
+            ("game-command", {"name": spec.name, "games": GAMES})
+        return CommandError(code, params, usage=spec.usage(None), text=quoted(consumed), name=spec.name, game=game)
 
-    where = f"{game} " if game else ""
     # The first word of a longer name: "change passwort", "trax tournament jion".
     follow = continuations(first, game=game is not None)
     if follow:
         second = rest[1].lower() if len(rest) > 1 else None
         hint = difflib.get_close_matches(second, follow, n=1, cutoff=0.7) if second else []
-        guess = f" (did you mean {where}{first} {hint[0]}?)" if hint else ""
         if second is not None and not hint and not placed(rest[1]):
             masked.add(consumed)  # "password PW": never quoted
         topic = "tournaments" if first == "tournament" else "commands"
         return CommandError(
-            f"{where}{first} is followed by one of: {', '.join(follow)}{guess}; "
-            f"send {where}help {topic} for more",
+            "followed-by",
+            {"game": game, "first": first, "choices": tuple(follow), "guess": hint[0] if hint else None,
+             "topic": topic},
             text=quoted(consumed + 1 if second else consumed),
             game=game,
         )
@@ -137,17 +125,17 @@ def _unknown(words: list[str], game: str | None) -> CommandError:
     game_words = {w[0] for w, spec in GAME_PHRASES.items() if " ".join(w) == spec.name}
     candidates = game_words if game else account_words | game_words | set(GAMES)
     hint = difflib.get_close_matches(first, sorted(candidates), n=1, cutoff=0.7)
-    guess = ""
+    guess = None
     if hint:
         needs_game = not game and hint[0] not in account_words and hint[0] not in GAMES
-        guess = f" (did you mean {'trax ' if needs_game else ''}{hint[0]}?)"
-    kind = f"a {game} command" if game else "a command"
-    named = shorten(rest[0])
+        guess = f"trax {hint[0]}" if needs_game else hint[0]
+    named: str | None = shorten(rest[0])  # None: not quoted, named by its place
     if not hint and not placed(rest[0]) and len(rest) > 1:
         masked.add(consumed - 1)
-        named = f"the word after {game}" if game else "the first word"
+        named = None
     return CommandError(
-        f"{named} is not {kind}{guess}; send {where}help for the list of commands",
+        "unknown-command",
+        {"word": named, "game": game, "guess": guess},
         text=quoted(consumed),
         game=game,
     )

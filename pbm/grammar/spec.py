@@ -7,7 +7,7 @@ command's arguments (a frozen dataclass).  The reader reports every mistake as
 a :class:`CommandError` carrying the usage line, and it
 never quotes a password back: in a command that carries one, only boards,
 moves, addresses and option names are ever quoted; other words are named by
-their role ("the userid", "the 2nd recipient").
+their role (``role="recipient", nth=2``: "the 2nd recipient").
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
 from pbm.secret import MASK, Secret
+from pbm.trax import TraxError
 
+from .refusals import Refused
 from .words import Problem, UserId, WordProblem, is_board_number
 
 T = TypeVar("T")
@@ -29,44 +31,35 @@ _OPTION = re.compile(r"--?([A-Za-z][A-Za-z0-9_-]*)(?:=(.*))?", re.DOTALL)
 _QUOTE_LIMIT = 40
 
 
-class CommandError(ValueError):
+class CommandError(Refused):
     """A line that is not a command, or a command written wrongly.
 
-    ``reason`` says in plain words what was wrong; ``usage`` is the usage line
-    of the command being parsed (``None`` when the command word itself was not
-    recognised: then the reason suggests ``help``); ``text`` is the command as
-    it may be quoted back to the sender, passwords already replaced by
-    ``********`` (``None`` when there is nothing safe to quote).  ``name`` and
-    ``game`` identify the command when it was recognised.
+    ``code`` and ``params`` say what was wrong (:mod:`.refusals`; the
+    application words them); ``usage`` is the usage line of the command
+    being parsed (``None`` when the command word itself was not recognised:
+    then the words suggest ``help``); ``text`` is the command as it may be
+    quoted back to the sender, passwords already replaced by ``********``
+    (``None`` when there is nothing safe to quote).  ``name`` and ``game``
+    identify the command when it was recognised.
 
     No part of the error (``str``, ``repr``, attributes) contains a password.
     """
 
     def __init__(
         self,
-        reason: str,
+        code: str,
+        params: dict[str, Any] | None = None,
         *,
         usage: str | None = None,
         text: str | None = None,
         name: str | None = None,
         game: str | None = None,
     ) -> None:
-        self.reason = reason
+        super().__init__(code, params)
         self.usage = usage
         self.text = text
         self.name = name
         self.game = game
-        super().__init__(self.message)
-
-    @property
-    def message(self) -> str:
-        """The reason followed by the usage line, as one line of text."""
-        if self.usage is None:
-            return self.reason
-        return f"{self.reason}; usage: {self.usage}"
-
-    def __str__(self) -> str:
-        return self.message
 
 
 class Scope(enum.Enum):
@@ -142,18 +135,6 @@ class CommandSpec:
         return [MASK if i in self.secret_positions and not w.startswith("-") else w for i, w in enumerate(words)]
 
 
-def ordinal(n: int) -> str:
-    if 10 <= n % 100 <= 20:
-        suffix = "th"
-    else:
-        suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def shorten(word: str) -> str:
     return word if len(word) <= _QUOTE_LIMIT else word[: _QUOTE_LIMIT - 3] + "..."
 
@@ -219,25 +200,34 @@ class Reader:
 
     # --- failing ------------------------------------------------------------------
 
-    def fail(self, reason: str) -> NoReturn:
+    def fail(self, code: str, params: dict[str, Any] | None = None) -> NoReturn:
+        """Refuse the command: ``code`` and ``params`` say why (see
+        :mod:`.refusals`)."""
         raise CommandError(
-            self._scrub(reason),
+            code,
+            {key: self._scrub(value) for key, value in (params or {}).items()},
             usage=self.spec.usage(self.game),
             text=self.text,
             name=self.spec.name,
             game=self.game,
         )
 
-    def _scrub(self, reason: str) -> str:
+    def _scrub(self, value: Any) -> Any:
         """The last line of defence: a word standing where a password stands,
-        or read as one, never appears in a message, even if some message
-        tried to quote it."""
+        or read as one, never appears in a param (nor in a refusal a param
+        holds, nor in a tuple), even if some refusal tried to quote it."""
+        if isinstance(value, tuple):
+            return tuple(self._scrub(item) for item in value)
+        if isinstance(value, Refused | TraxError):
+            return type(value)(value.code, {key: self._scrub(item) for key, item in value.params.items()})
+        if not isinstance(value, str):
+            return value
         places = set(self.spec.secret_positions) - self.safe - self.userids
         for i in sorted(self.secrets | places):
             if i < len(self.words) and self.words[i]:
                 secret = re.escape(self.words[i])
-                reason = re.sub(rf"(?<![^\s\"'(\[]){secret}(?![^\s\"'),.;:\]])", MASK, reason)
-        return reason
+                value = re.sub(rf"(?<![^\s\"'(\[]){secret}(?![^\s\"'),.;:\]])", MASK, value)
+        return value
 
     def beyond(self, start: int, end: int | None = None) -> None:
         """Words ``start`` .. ``end`` (default: the end) have no place in the
@@ -255,24 +245,22 @@ class Reader:
         """Fail unless there are ``minimum`` to ``maximum`` words (None: no limit)."""
         n = len(self.words)
         if n < minimum:
-            exactly = "" if maximum == minimum else "at least "
-            given = "none was given" if n == 0 else f"only {n} {'was' if n == 1 else 'were'} given"
-            self.fail(f"{self.label} needs {exactly}{plural(minimum, 'word')} after it, but {given}")
+            self.fail("too-few-words", {"label": self.label, "least": minimum, "exactly": maximum == minimum,
+                                        "given": n})
         if maximum is not None and n > maximum:
             # the words beyond are not quoted, in any command: a userid and password typed by habit
             self.beyond(maximum)
             if maximum == 0:
-                reason = f"{self.label} takes no words after it, but {n} {'was' if n == 1 else 'were'} given"
-            else:
-                exactly = "" if maximum == minimum else "at most "
-                reason = f"{self.label} takes {exactly}{plural(maximum, 'word')} after it, but {n} were given"
-            self.fail(reason)
+                self.fail("no-words-wanted", {"label": self.label, "given": n})
+            self.fail("too-many-words", {"label": self.label, "most": maximum, "exactly": maximum == minimum,
+                                         "given": n})
 
     # --- one word by role -----------------------------------------------------------
 
     def read(self, index: int, role: str, reader: Callable[[str], T], *, quote: bool | None = None) -> T:
         """Read word ``index`` with ``reader``; on a problem, fail naming the
-        word (when it may be quoted) or its role."""
+        word (when it may be quoted) or its ``role`` (one of
+        :data:`~pbm.grammar.refusals.NOUNS`)."""
         word = self.words[index]
         try:
             value = reader(word)
@@ -304,25 +292,24 @@ class Reader:
                 value = reader(self.words[i])
             except Problem as problem:
                 may = self.may_quote() and quote is not False and i not in self.spec.secret_positions
-                self._fail_word(self.words[i], role, problem, may, f"{ordinal(i - start + 1)} ")
+                self._fail_word(self.words[i], role, problem, may, i - start + 1)
             self._note(i, value)
             if not unique or value not in out:
                 out.append(value)
         return tuple(out)
 
-    def _fail_word(self, word: str, role: str, problem: Problem, quote: bool, nth: str = "") -> NoReturn:
+    def _fail_word(self, word: str, role: str, problem: Problem, quote: bool, nth: int | None = None) -> NoReturn:
         """Fail for a word ``reader`` refused: quoting it, or naming it by its
         role (``nth`` counts it among several: "the 2nd recipient")."""
-        if isinstance(problem, WordProblem):  # its text begins with the word
-            text = str(problem)
+        if isinstance(problem, WordProblem):  # the engine's refusal names the word
             if quote:
-                self.fail(text)
-            if text.startswith(word + " "):  # the same words with the role in place of the word
-                self.fail(f"the {nth}{role} {text[len(word) + 1:]}")
-            self.fail(f"the {nth}{role} is not valid")
+                self.fail(problem.code, problem.params)
+            # the word is not quoted: the engine's code alone, and whether it named the word whole
+            self.fail("role-not-a-move", {"role": role, "nth": nth, "refused": problem.params["problem"].code,
+                                          "words": problem.params["words"], "whole": problem.names_whole(word)})
         if quote:
-            self.fail(f"{shorten(word)} is not a valid {role}: {problem}")
-        self.fail(f"the {nth}{role} is not valid: {problem}")
+            self.fail("word-not-valid", {"word": shorten(word), "role": role, "problem": problem})
+        self.fail("role-not-valid", {"role": role, "nth": nth, "problem": problem})
 
     def keyword(self, index: int) -> str:
         """Word ``index`` in lower case, to compare with a keyword of the
@@ -339,46 +326,40 @@ class Reader:
 
     def options(self, start: int, after: str) -> dict[str, Any]:
         """Read the spec's options from word ``start`` on; every word there
-        must be one.  ``after`` names what the options follow (for messages).
+        must be one.  ``after`` names what the options follow (one of
+        :data:`~pbm.grammar.refusals.AFTER`).
         Returns field -> value for the options given (flags -> True); the
         values' types differ by field, as the arguments' dataclass declares."""
         known = {o.name: o for o in self.spec.options}
-        listed = ", ".join(str(o) for o in self.spec.options)
         found: dict[str, Any] = {}
         for i in range(start, len(self.words)):
             word = self.words[i]
             match = _OPTION.fullmatch(word)
             if not match:
                 if self.may_quote():
-                    self.fail(
-                        f"{shorten(word)} is not an option: options begin with - and come after {after}"
-                    )
-                self.fail(
-                    f"the {ordinal(i + 1)} word after {self.label} is not an option: "
-                    f"options begin with - and come after {after}"
-                )
+                    self.fail("not-an-option", {"word": shorten(word), "after": after})
+                self.fail("nth-not-an-option", {"nth": i + 1, "label": self.label, "after": after})
             name, value = match.group(1).lower(), match.group(2)
             self.safe.add(i)  # options begin with "-", which no userid or password does
             option = known.get(name)
             if option is None:
                 hint = difflib.get_close_matches(name, list(known), n=1, cutoff=0.7)
-                guess = f" (did you mean {known[hint[0]]}?)" if hint else ""
-                self.fail(
-                    f"{shorten(word)} is not an option of {self.label}{guess}; the options are {listed}"
-                )
+                self.fail("unknown-option", {"word": shorten(word), "label": self.label,
+                                             "guess": str(known[hint[0]]) if hint else None,
+                                             "options": tuple(str(o) for o in self.spec.options)})
             if option.field in found:
-                self.fail(f"the option {option} is given twice")
+                self.fail("option-twice", {"option": str(option)})
             if option.read is None:
                 if value is not None:
-                    self.fail(f"the option -{option.name} takes no value")
+                    self.fail("option-no-value", {"name": option.name})
                 found[option.field] = True
                 continue
             if not value:
-                self.fail(f"the option {shorten(word)} needs a value: {option}")
+                self.fail("option-needs-value", {"word": shorten(word), "option": str(option)})
             try:
                 found[option.field] = option.read(value)
             except Problem as problem:
-                self.fail(f"{shorten(word)}: {problem}")
+                self.fail("option-value", {"word": shorten(word), "problem": problem})
         return found
 
     def positionals_before_options(self, roles: Sequence[str], after: str) -> None:
@@ -386,4 +367,4 @@ class Reader:
         with ``-`` (the player left a word out before the options)."""
         for i, role in enumerate(roles):
             if i < len(self.words) and self.words[i].startswith("-"):
-                self.fail(f"the {role} is missing: options go at the end, after {after}")
+                self.fail("role-missing", {"role": role, "after": after})

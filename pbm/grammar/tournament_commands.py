@@ -79,7 +79,7 @@ class TournamentResultArgs:
 def _format(word: str) -> str:
     value = word.lower()
     if value not in FORMATS:
-        raise Problem(f"the formats are {', '.join(FORMATS)}")
+        raise Problem("formats", {"formats": FORMATS})
     return value
 
 
@@ -89,12 +89,12 @@ def _count(minimum: int, what: str) -> Callable[[str], int]:
 
 CREATE_OPTIONS = (
     Option("format", "format", _format, "-format=roundrobin|double|swiss|knockout|pools"),
-    Option("rounds", "rounds", _count(1, "number of rounds"), "-rounds=N"),
-    Option("poolsize", "pool_size", _count(2, "pool size"), "-poolsize=N"),
-    Option("advance", "advance", _count(1, "number advancing"), "-advance=N"),
+    Option("rounds", "rounds", _count(1, "rounds"), "-rounds=N"),
+    Option("poolsize", "pool_size", _count(2, "pool-size"), "-poolsize=N"),
+    Option("advance", "advance", _count(1, "advancing"), "-advance=N"),
     *TIME_OPTIONS,
     Option("unrated", "unrated"),
-    Option("maxplayers", "max_players", _count(2, "number of players"), "-maxplayers=N"),
+    Option("maxplayers", "max_players", _count(2, "players"), "-maxplayers=N"),
     Option("start", "start", read_date, "-start=YYYY-MM-DD"),
     *GAME_OPTIONS,
 )
@@ -102,28 +102,28 @@ CREATE_OPTIONS = (
 
 def _login(r: Reader) -> tuple[TournamentName, UserId, Password]:
     return (
-        r.read(0, "tournament name", read_tournament_name, quote=True),
+        r.read(0, "tournament-name", read_tournament_name, quote=True),
         r.read(1, "userid", read_userid),
         r.read(2, "password", read_password),
     )
 
 
 def parse_create(r: Reader) -> TournamentCreateArgs:
-    r.positionals_before_options(("tournament name", "userid", "password"), "NAME USERID PASSWORD")
+    r.positionals_before_options(("tournament-name", "userid", "password"), "tournament-login")
     r.expect(3)
     name, userid, password = _login(r)
-    options = r.options(3, "NAME USERID PASSWORD")
+    options = r.options(3, "tournament-login")
     terms = read_terms(r, options)
     check_game_options(r, terms)
     fmt = options.get("format")
     if "rounds" in options and fmt != "swiss":
-        r.fail("-rounds is for -format=swiss (a round robin has as many rounds as it needs)")
+        r.fail("rounds-swiss")
     for key, option in (("pool_size", "-poolsize"), ("advance", "-advance")):
         if key in options and fmt != "pools":
-            r.fail(f"{option} is for -format=pools")
+            r.fail("pools-only", {"option": option})
     advance, pool_size = options.get("advance"), options.get("pool_size")
     if advance is not None and pool_size is not None and advance >= pool_size:
-        r.fail("-advance must be smaller than -poolsize (some players of each pool stay behind)")
+        r.fail("advance-smaller")
     return TournamentCreateArgs(name, userid, password, terms=terms, **options)
 
 
@@ -134,20 +134,20 @@ def parse_login(r: Reader) -> TournamentLoginArgs:
 
 def parse_show(r: Reader) -> TournamentArgs:
     r.expect(1, 1)
-    return TournamentArgs(r.read(0, "tournament name", read_tournament_name, quote=True))
+    return TournamentArgs(r.read(0, "tournament-name", read_tournament_name, quote=True))
 
 
 def parse_withdraw(r: Reader) -> TournamentWithdrawArgs:
     r.expect(4, 4)
-    return TournamentWithdrawArgs(*_login(r), r.read(3, "player (a userid)", read_userid))
+    return TournamentWithdrawArgs(*_login(r), r.read(3, "player", read_userid))
 
 
 def parse_result(r: Reader) -> TournamentResultArgs:
     r.expect(5, 5)
     name, userid, password = _login(r)
-    board = r.read(3, "board number", read_board, quote=True)
+    board = r.read(3, "board-number", read_board, quote=True)
     if r.keyword(4) not in RESULTS:
-        r.fail("the result is white, black or draw (who won, or a draw)")
+        r.fail("result-values")
     result = r.accept(4)
     return TournamentResultArgs(name, userid, password, board, result)
 

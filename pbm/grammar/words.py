@@ -1,7 +1,7 @@
 """The values inside commands: userids, passwords, boards, moves, names.
 
 Each ``read_*`` function turns one word into a value or raises
-:class:`Problem`, whose text says what is wrong *without repeating the word*
+:class:`Problem`, whose code and params say what is wrong *without the word*
 (the caller decides whether the word may be quoted back: a password never is).
 """
 
@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pbm.secret import Secret
 from pbm.trax import NotationError, parse_notation
 from pbm.trax.notation import NewNotation, OldNotation
+
+from .refusals import Refused
 
 USERID_MAX_LENGTH = 32
 PASSWORD_MAX_LENGTH = 64
@@ -36,17 +38,23 @@ COMMENT_FLAG = "**"
 _USERID_MARKS = frozenset("_.-")
 #: What stands for bytes that could not be read as text.
 UNREADABLE = "\ufffd"
-UNREADABLE_NOTE = "the mail's encoding was broken; send it again as UTF-8"
 
 
-class Problem(ValueError):
-    """What is wrong with a word, in words that do not repeat it."""
+class Problem(Refused):
+    """What is wrong with a word: a code and params that do not hold it."""
 
 
 class WordProblem(Problem):
-    """A problem whose text already names the word (the engine's notation
-    errors: "B2x is not Trax notation; ..."); only for words that may be
-    quoted back."""
+    """A word that is no move (``not-a-move``): ``problem``, the engine's
+    refusal of it, names the word (``B2x is not Trax notation``), so the
+    reader quotes it only where the word may be quoted back; ``words``:
+    the words a move command takes instead (empty where it takes none)."""
+
+    def names_whole(self, word: str) -> bool:
+        """Does the engine's refusal name ``word`` as it stands (no ``#N``
+        or ``**`` cut from it)?"""
+        problem = self.params["problem"]
+        return isinstance(problem, NotationError) and problem.params.get("move") == word
 
 
 def _is_quote(ch: str) -> bool:
@@ -160,17 +168,17 @@ class WrittenMove:
 
 def read_userid(word: str) -> UserId:
     if len(word) > USERID_MAX_LENGTH:
-        raise Problem(f"a userid is at most {USERID_MAX_LENGTH} characters long")
+        raise Problem("userid-too-long", {"most": USERID_MAX_LENGTH})
     if _bad_character(word, "#"):
-        raise Problem("a userid has no blanks, quotes, colons, # or control characters in it")
+        raise Problem("userid-characters")
     if word.startswith("-"):
-        raise Problem("a userid does not begin with - (that is how options begin)")
+        raise Problem("userid-dash")
     if word.isdecimal():
-        raise Problem("a userid is not just digits (a number is read as a board)")
+        raise Problem("userid-digits")
     if fold(word) in RESERVED_WORDS:
-        raise Problem("all, active, inactive, next and new are words of the commands, not userids")
+        raise Problem("userid-reserved")
     if UNREADABLE in word:
-        raise Problem(f"a userid has no characters that could not be read ({UNREADABLE_NOTE})")
+        raise Problem("userid-unreadable")
     return UserId.of(word)
 
 
@@ -191,37 +199,37 @@ def read_new_userid(word: str) -> UserId:
     look alike."""
     userid = read_userid(word)
     if not is_safe_userid(word):
-        raise Problem("a new userid is Latin letters (accents are fine), digits, _ . and -, beginning with "
-                      "a letter (no other scripts, so that no two userids look alike)")
+        raise Problem("new-userid-script")
     return userid
 
 
 def read_password(word: str, *, new: bool = False) -> Password:
     """A password; ``new`` for one being chosen (signup, change password)."""
     if len(word) > PASSWORD_MAX_LENGTH:
-        raise Problem(f"a password is at most {PASSWORD_MAX_LENGTH} characters long")
+        raise Problem("password-too-long", {"most": PASSWORD_MAX_LENGTH})
     if _bad_character(word):
-        raise Problem("a password has no blanks, quotes, colons or control characters in it")
+        raise Problem("password-characters")
     if word.startswith("-"):
-        raise Problem("a password does not begin with - (that is how options begin)")
+        raise Problem("password-dash")
     if new and looks_like_address(word):
-        raise Problem("it looks like an e-mail address; is the password missing?")
+        raise Problem("password-address")
     if UNREADABLE in word:
-        raise Problem(f"a password has no characters that could not be read ({UNREADABLE_NOTE})")
+        raise Problem("password-unreadable")
     return Password(word)
 
 
 def read_number(word: str, *, minimum: int = 0, maximum: int | None = None, what: str = "number") -> int:
-    """A whole number written in ASCII digits, within bounds."""
+    """A whole number written in ASCII digits, within bounds; ``what`` names
+    what it counts (one of :data:`~pbm.grammar.refusals.NOUNS`)."""
     if not _ASCII_DIGITS.fullmatch(word):
-        raise Problem(f"a {what} is a whole number written in digits")
+        raise Problem("not-digits", {"what": what})
     if len(word.lstrip("0")) > _NUMBER_DIGITS:
-        raise Problem(f"that {what} is far too large")
+        raise Problem("number-far-too-large", {"what": what})
     value = int(word)
     if value < minimum:
-        raise Problem(f"a {what} is at least {minimum}")
+        raise Problem("number-too-small", {"what": what, "least": minimum})
     if maximum is not None and value > maximum:
-        raise Problem(f"a {what} is at most {maximum}")
+        raise Problem("number-too-large", {"what": what, "most": maximum})
     return value
 
 
@@ -248,9 +256,8 @@ def read_board(word: str) -> int | str:
     if _BOARD_NAME.fullmatch(word):
         return word
     if not _ASCII_DIGITS.fullmatch(word):
-        raise Problem(f"a board is a number (boards are numbered from {FIRST_BOARD}) "
-                      "or a tournament board's name such as ETC26-A3")
-    return read_number(word, minimum=FIRST_BOARD, what="board number")
+        raise Problem("board-form", {"first": FIRST_BOARD})
+    return read_number(word, minimum=FIRST_BOARD, what="board-number")
 
 
 def read_board_ref(word: str) -> BoardRef:
@@ -260,8 +267,8 @@ def read_board_ref(word: str) -> BoardRef:
     if not hash_sign:
         return BoardRef(board)
     if not after:
-        raise Problem("after # comes a move number, as in 101#5")
-    return BoardRef(board, read_number(after, what="move number after #"))
+        raise Problem("board-hash-empty")
+    return BoardRef(board, read_number(after, what="move-number"))
 
 
 #: A cell alone, as a LuckyTrax move names where the drawn tile goes.
@@ -281,23 +288,21 @@ def read_move(word: str, *, words: bool = True, numbered: bool = True, cells: bo
     number = None
     if hash_sign:
         if not numbered:
-            raise Problem("these moves carry no #N")
+            raise Problem("move-unnumbered")
         if not after:
-            raise Problem("after # comes the number the move would have, as in B2/#5")
-        number = read_number(after, minimum=1, what="move number after #")
+            raise Problem("move-hash-empty")
+        number = read_number(after, minimum=1, what="move-number")
     lowered = text.lower()
     if cells and _CELL.fullmatch(text):
         return WrittenMove(cell=text.upper(), number=number)
     if lowered in MOVE_WORDS:
         if not words:
-            raise Problem(f"only tiles can be given here, not {lowered}")
+            raise Problem("tiles-only", {"word": lowered})
         return WrittenMove(word=lowered, number=number)
     try:
         notation = parse_notation(text)
     except NotationError as exc:
-        if words:
-            raise WordProblem(f"{exc}; instead of a move you may write {', '.join(MOVE_WORDS)}") from None
-        raise WordProblem(str(exc)) from None
+        raise WordProblem("not-a-move", {"problem": exc, "words": MOVE_WORDS if words else ()}) from None
     return WrittenMove(notation=notation, number=number)
 
 
@@ -305,29 +310,29 @@ def read_days(word: str, *, maximum: float = 3650) -> float:
     """A positive number of days; a decimal point (or comma) is allowed."""
     text = word.replace(",", ".")
     if not re.fullmatch(r"[0-9]{1,6}(\.[0-9]{1,6})?|\.[0-9]{1,6}", text):
-        raise Problem("a time is a number of days, like 3 or 1.5")
+        raise Problem("days-form")
     value = float(text)
     if value <= 0:
-        raise Problem("a time is more than 0 days")
+        raise Problem("days-positive")
     if value > maximum:
-        raise Problem(f"a time is at most {maximum:g} days")
+        raise Problem("days-too-many", {"most": maximum})
     return value
 
 
 def read_date(word: str) -> datetime.date:
     if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", word):
-        raise Problem("a date is written YYYY-MM-DD, like 2026-01-15")
+        raise Problem("date-form")
     try:
         return datetime.date.fromisoformat(word)
     except ValueError:
-        raise Problem("that date does not exist") from None
+        raise Problem("date-missing") from None
 
 
 def read_tournament_name(word: str) -> TournamentName:
     if len(word) > TOURNAMENT_NAME_MAX_LENGTH:
-        raise Problem(f"a tournament name is at most {TOURNAMENT_NAME_MAX_LENGTH} characters long")
+        raise Problem("tournament-name-too-long", {"most": TOURNAMENT_NAME_MAX_LENGTH})
     if not _TOURNAMENT_NAME.fullmatch(word):
-        raise Problem("a tournament name is letters, digits and _, beginning with a letter")
+        raise Problem("tournament-name-form")
     return TournamentName.of(word)
 
 
@@ -341,5 +346,5 @@ def read_address(word: str) -> str:
     if text.startswith("<") and text.endswith(">"):
         text = text[1:-1]
     if not looks_like_address(text) or not text.isprintable():
-        raise Problem("an e-mail address looks like name@example.org")
+        raise Problem("address-form")
     return text

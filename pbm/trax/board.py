@@ -117,15 +117,14 @@ class Board(Analysis):
                ending: str | None = None, points: int | None = None, knowledge: Knowledge | None = None) -> Board:
         """A board with ``moves`` played in order (either notation, and
         ``pass`` in LuckyTrax), with the options of :class:`Board`.  A move
-        refused is refused as the board refused it, its message led by the
-        move's number and text (``number`` and ``given`` in its params)."""
+        refused is refused as the board refused it, with the move's number
+        and text added to its params (``number`` and ``given``)."""
         board = cls(variant, ending=ending, points=points, knowledge=knowledge)
         for number, move in enumerate(moves, start=1):
             try:
                 board._play(move)
             except TraxError as exc:
-                raise type(exc)(f"move {number} ({move}): {exc}", exc.code,
-                                {**exc.params, "number": number, "given": str(move)}) from None
+                raise type(exc)(exc.code, {**exc.params, "number": number, "given": str(move)}) from None
         return board
 
     def copy(self) -> Board:
@@ -189,11 +188,7 @@ class Board(Analysis):
     def _pass(self) -> tuple[int, int]:
         """A pass read: no cell, no tile (LuckyTrax only)."""
         if not self.variant.drawn:
-            raise IllegalMoveError(
-                f"a turn cannot be passed in {self.variant.title}: a pass is only for LuckyTrax, "
-                "when the tile drawn fits nowhere",
-                "no-pass", {"variant": self.variant.name, "title": self.variant.title},
-            )
+            raise IllegalMoveError("no-pass", {"variant": self.variant.name, "title": self.variant.title})
         return 0, 0
 
     # ------------------------------------------------------------------
@@ -220,7 +215,7 @@ class Board(Analysis):
         """:meth:`play`, returning the move played when it was at hand (a
         Move given), else None: a replay makes no Move object per move."""
         if self._outcome is not None or (self._ending is not None and self.outcome() is not None):
-            raise IllegalMoveError("the game is over; no more moves can be played", "game-over")
+            raise IllegalMoveError("game-over")
         if self._special:
             return self._play_special(move)
         # A Move that names a frontier cell and a symbol that fits there (a
@@ -277,7 +272,7 @@ class Board(Analysis):
         all it changed (a PointTrax score, a cleared area, a fresh one: the
         old area comes back exactly); return its move."""
         if not self._ply:
-            raise IllegalMoveError("there is no move to take back", "nothing-to-undo")
+            raise IllegalMoveError("nothing-to-undo")
         log = self._log
         code = int.from_bytes(log[-16:-8], NATIVE)
         count = int.from_bytes(log[-8:], NATIVE)

@@ -1,14 +1,13 @@
 """Errors raised by the rules engine.
 
-Every message is written for a player: it says what was wrong and, where it
-helps, what a right move looks like.  All of them are ``ValueError``s, so a
-caller that only wants "was this move accepted?" can catch that.
-
-Beside its message each refusal carries a stable ``code`` (kebab-case, one
-per kind of refusal: :data:`CODES`) and ``params``, the facts it is about,
-so that a reply can be worded from a template of its own (a translated
+A refusal says what was wrong as data, not as a sentence: a stable ``code``
+(kebab-case, one per kind of refusal: :data:`CODES`) and ``params``, the
+facts it is about.  The application words it for a player from a template
+(``templates/errors/reasons/engine.txt``, one macro per code: a translated
 server words them in its language).  The params are plain values: strings,
-whole numbers, booleans, and tuples of them.
+whole numbers, booleans, and tuples of them.  ``str(error)`` shows the code
+and params, for logs and debugging.  All of them are ``ValueError``s, so a
+caller that only wants "was this move accepted?" can catch that.
 
 ========================  ====================================================
 code                      params
@@ -68,13 +67,17 @@ Param: TypeAlias = str | int | bool | tuple[object, ...] | None
 class TraxError(ValueError):
     """Base class of everything the engine refuses.
 
-    ``str(error)`` is the message for a player; ``code`` names the kind of
-    refusal (one of :data:`CODES`) and ``params`` the facts it is about."""
+    ``code`` names the kind of refusal (one of :data:`CODES`) and ``params``
+    the facts it is about; ``str(error)`` shows both (``off-board
+    cell='Z9' ...``), for logs and debugging, not for a player."""
 
-    def __init__(self, message: str, code: str = "refused", params: Mapping[str, Param] | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, code: str, params: Mapping[str, Param] | None = None) -> None:
         self.code = code
         self.params: dict[str, Param] = dict(params) if params else {}
+        super().__init__(code, self.params)
+
+    def __str__(self) -> str:
+        return " ".join([self.code, *(f"{key}={value!r}" for key, value in self.params.items())])
 
 
 class NotationError(TraxError):

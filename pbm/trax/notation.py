@@ -32,7 +32,6 @@ NEW_FORM = re.compile(r"^(@|[A-Z]+)(\d+)([+/\\])$")
 OLD_COLUMN_FIRST = re.compile(r"^([A-Z]+)(\d+)([SCUDLR])$")
 OLD_ROW_FIRST = re.compile(r"^(\d+)([A-Z]+)([SCUDLR])$")
 
-HOW_MOVES_LOOK = "moves look like B2/, @0+ or C3\\ (or, in the old notation, A1S or B2R)"
 
 #: How a LuckyTrax pass is written (and shown).
 PASS_WORD = "pass"
@@ -101,18 +100,16 @@ def parse_notation(text: str) -> NewNotation | OldNotation:
     not a move at all.
     """
     if not isinstance(text, str):
-        raise NotationError(f"a move must be text, not {type(text).__name__}", "not-text",
-                            {"type": type(text).__name__})
+        raise NotationError("not-text", {"type": type(text).__name__})
     raw = text.strip()
     s = raw.upper()
     if not s:
-        raise NotationError(f"no move given; {HOW_MOVES_LOOK}", "no-move")
+        raise NotationError("no-move")
     m = NEW_FORM.match(s)
     if m:
         col, row, sym = m.groups()
         if len(row) > 1 and row[0] == "0":
-            raise NotationError(f"{raw} is not Trax notation: a row number has no leading zero; {HOW_MOVES_LOOK}",
-                                "leading-zero", {"move": raw})
+            raise NotationError("leading-zero", {"move": raw})
         return NewNotation(column_index(col), int(row), sym)
     m = OLD_COLUMN_FIRST.match(s)
     row_first = False
@@ -121,12 +118,9 @@ def parse_notation(text: str) -> NewNotation | OldNotation:
     else:
         m = OLD_ROW_FIRST.match(s)
         if not m:
-            raise NotationError(f"{raw} is not Trax notation; {HOW_MOVES_LOOK}", "not-notation", {"move": raw})
+            raise NotationError("not-notation", {"move": raw})
         row, col, letter = m.groups()
         row_first = True
     if int(row) < 1 or (len(row) > 1 and row[0] == "0"):
-        raise NotationError(
-            f"{raw}: in the old notation rows are counted from 1 after the move; {HOW_MOVES_LOOK}",
-            "old-row-zero", {"move": raw},
-        )
+        raise NotationError("old-row-zero", {"move": raw})
     return OldNotation(column_index(col), int(row), letter, row_first)

@@ -63,13 +63,6 @@ class Reading(Position):
                 parts.append((COLOUR_NAMES[1], DIRECTION_NAMES[d]))
         return tuple(parts)
 
-    def _describe_entries(self, cell: int) -> str:
-        return ", ".join(f"{colour} from the {side}" for colour, side in self._entries(cell))
-
-    def _what_starts(self) -> str:
-        """What a first move starts: a game, or a fresh PointTrax area."""
-        return "the fresh area (a line cleared the last one)" if self._areas else "a game"
-
     @staticmethod
     def _facts(spec: OldNotation, shown: str) -> dict[str, Param]:
         """The params of a refusal of an old-notation move."""
@@ -80,28 +73,17 @@ class Reading(Position):
         y, x = divmod(cell, STRIDE)
         if not (self._minx - 1 <= x <= self._maxx + 1 and self._miny - 1 <= y <= self._maxy + 1):
             last_column, last_row = column_letters(self.width + 1), self.height + 1
-            raise IllegalMoveError(
-                f"{shown} is off the board: in this position columns run from @ to "
-                f"{last_column} and rows from 0 to {last_row}",
-                "off-board", {"cell": shown, "last_column": last_column, "last_row": last_row},
-            )
+            raise IllegalMoveError("off-board", {"cell": shown, "last_column": last_column, "last_row": last_row})
         if cell in self._tiles:
-            raise IllegalMoveError(f"{shown} already holds a tile; choose an empty cell", "occupied", {"cell": shown})
+            raise IllegalMoveError("occupied", {"cell": shown})
         if cell not in self._keys:
-            raise IllegalMoveError(
-                f"{shown} does not touch the tiles in play; a tile must share an edge with one",
-                "not-touching", {"cell": shown},
-            )
+            raise IllegalMoveError("not-touching", {"cell": shown})
 
     def _resolve_new(self, spec: NewNotation) -> tuple[int, int]:
         """The cell and tile of a move in the new notation."""
         if not self._tiles:
             if (spec.column, spec.row) != (0, 0) or spec.symbol == "\\":
-                raise IllegalMoveError(
-                    f"{spec} cannot start {self._what_starts()}: the first move is @0+ or @0/ "
-                    "(the first tile fixes which way up the board is)",
-                    "first-move", {"move": str(spec), "fresh_area": bool(self._areas)},
-                )
+                raise IllegalMoveError("first-move", {"move": str(spec), "fresh_area": bool(self._areas)})
             return ORIGIN, TILES_OF_SYMBOL[spec.symbol][0]
         cell = (self._miny - 1 + spec.row) * STRIDE + self._minx - 1 + spec.column
         shown = f"{column_letters(spec.column)}{spec.row}"
@@ -110,20 +92,14 @@ class Reading(Position):
             if sym == spec.symbol:
                 return cell, tile
         raise IllegalMoveError(
-            f"{spec} does not fit: neither colouring of {spec.symbol} matches the tracks "
-            f"entering {shown} ({self._describe_entries(cell)}); colours must join like to like",
-            "no-fit", {"move": str(spec), "symbol": spec.symbol, "cell": shown, "entries": self._entries(cell)},
-        )
+            "no-fit", {"move": str(spec), "symbol": spec.symbol, "cell": shown, "entries": self._entries(cell)})
 
     def _resolve_old(self, spec: OldNotation) -> tuple[int, int]:
         """The cell and tile of a move in the old notation (coordinates read
         after the move)."""
         if not self._tiles:
             if (spec.column, spec.row) != (1, 1) or spec.letter not in "SC":
-                raise IllegalMoveError(
-                    f"{spec} cannot start {self._what_starts()}: in the old notation the first move is A1S or A1C",
-                    "first-move-old", {"move": str(spec), "fresh_area": bool(self._areas)},
-                )
+                raise IllegalMoveError("first-move-old", {"move": str(spec), "fresh_area": bool(self._areas)})
             return ORIGIN, (5 if spec.letter == "S" else 9)
         x = self._minx + spec.column - 1
         y = self._miny + spec.row - 1
@@ -147,21 +123,14 @@ class Reading(Position):
             for sym, tile in fits:
                 if sym == "+":
                     return cell, tile
-            raise IllegalMoveError(
-                f"{spec}: no straight fits at that cell ({self._describe_entries(cell)})",
-                "no-straight", {**self._facts(spec, shown), "entries": self._entries(cell)},
-            )
+            raise IllegalMoveError("no-straight", {**self._facts(spec, shown), "entries": self._entries(cell)})
         curves = [tile for sym, tile in fits if sym != "+"]
         if not curves:
-            raise IllegalMoveError(f"{spec}: no curve fits at that cell ({self._describe_entries(cell)})",
-                                   "no-curve", {**self._facts(spec, shown), "entries": self._entries(cell)})
+            raise IllegalMoveError("no-curve", {**self._facts(spec, shown), "entries": self._entries(cell)})
         if spec.letter == "C":
             if len(curves) == 1:
                 return cell, curves[0]
-            raise IllegalMoveError(
-                f"{spec}: two curves fit there; say which way the track turns with U, D, L or R",
-                "which-curve", self._facts(spec, shown),
-            )
+            raise IllegalMoveError("which-curve", self._facts(spec, shown))
         # U/D/L/R: the curve that turns a track coming from a touching tile
         # that way; when that could be either track, the white one decides.
         key = self._keys[cell]
@@ -178,9 +147,5 @@ class Reading(Position):
             return cell, chosen[0]
         if not chosen:
             direction = _TURN_WORD[spec.letter]
-            raise IllegalMoveError(
-                f"{spec}: no curve there turns a track {direction}",
-                "no-such-turn", {**self._facts(spec, shown), "direction": direction},
-            )
-        raise IllegalMoveError(f"{spec} is ambiguous here; write the move in the new notation",
-                               "ambiguous", self._facts(spec, shown))
+            raise IllegalMoveError("no-such-turn", {**self._facts(spec, shown), "direction": direction})
+        raise IllegalMoveError("ambiguous", self._facts(spec, shown))

@@ -247,13 +247,8 @@ class Rules(Legality):
             if limit is not None and (self._maxx - self._minx >= limit or self._maxy - self._miny >= limit):
                 self._minx, self._maxx, self._miny, self._maxy = old_bbox
                 resolved = move if move is not None else self._move_for(cell, tile)
-                raise IllegalMoveError(
-                    f"{resolved} would make the formation larger than {limit}x{limit}, "
-                    f"which {self.variant.title} does not allow",
-                    "too-large",
-                    {"move": str(resolved), "limit": limit, "variant": self.variant.name,
-                     "title": self.variant.title},
-                )
+                raise IllegalMoveError("too-large", {"move": str(resolved), "limit": limit,
+                                                     "variant": self.variant.name, "title": self.variant.title})
         links = self._new_links()
         placed: list[int] = []
         bad, loops = self._run(cell, tile, placed, links)
@@ -262,11 +257,7 @@ class Rules(Legality):
             self._minx, self._maxx, self._miny, self._maxy = old_bbox
             where = self.cell_name(bad)
             resolved = move if move is not None else self._move_for(cell, tile)
-            raise IllegalMoveError(
-                f"{resolved} is an illegal turn: its forced tiles would bring three track ends "
-                f"of one colour into {where}; the board is unchanged, choose another move",
-                "three-ends", {"move": str(resolved), "cell": where},
-            )
+            raise IllegalMoveError("three-ends", {"move": str(resolved), "cell": where})
         self._record(((column << 22 | row) << 4 | flags) << 4 | tile, len(placed), move)
         if self._legal:
             self._forget_near(placed)

@@ -16,6 +16,7 @@ import re
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from pbm.app.compose import Renderer
 from pbm.grammar import (
     GAMES,
     REGISTRY,
@@ -63,6 +64,8 @@ rfc2047 = st.builds(
     st.sampled_from(["B", "b", "Q", "q"]),
     st.one_of(noisy_text, st.sampled_from(["trax move 101 alice apple @0+\r\nBcc: x@evil.test", "signup\teve\tpw"])),
 )
+
+WORDS = Renderer()  # the words of a refusal, as a reply shows them
 # broken fragments: cut encoded words, wrong padding, unknown encodings
 rfc2047_fragment = st.one_of(
     rfc2047.map(lambda w: w[: len(w) // 2]),
@@ -137,7 +140,7 @@ def test_parse_command_raises_only_command_error(line):
     try:
         command = parse_command(line)
     except CommandError as error:
-        assert error.reason and isinstance(error.message, str)
+        assert WORDS.words(error) and error.code
         return
     check_item(command)
 
@@ -148,7 +151,7 @@ def test_command_like_lines_parse_or_say_why(line):
     try:
         check_item(parse_command(line))
     except CommandError as error:
-        assert error.reason
+        assert WORDS.words(error)
 
 
 @FUZZ

@@ -3,6 +3,7 @@ commands in the body, the cap, and comment trimming."""
 
 import pytest
 
+from pbm.app.compose import Renderer
 from pbm.grammar import (
     MAX_COMMANDS,
     Command,
@@ -13,9 +14,11 @@ from pbm.grammar import (
     parse_mail_commands,
 )
 
+WORDS = Renderer()  # the words of a refusal, as a reply shows them
+
 
 def names(parsed: MailCommands) -> list[str]:
-    return [item.name if isinstance(item, Command) else f"error: {item.reason}" for item in parsed]
+    return [item.name if isinstance(item, Command) else f"error: {WORDS.words(item)}" for item in parsed]
 
 
 # --- the subject ---------------------------------------------------------------------------
@@ -36,7 +39,7 @@ def test_a_wrong_subject_command_gives_its_error_and_relays_nothing():
     assert parsed.source == "subject"
     (error,) = parsed
     assert isinstance(error, CommandError)
-    assert "the move is not Trax notation" in error.reason
+    assert "the move is not Trax notation" in WORDS.words(error)
     assert parsed.comment == ""
 
 
@@ -84,7 +87,7 @@ def test_our_own_board_mail_subjects_are_recognised(subject):
 def test_a_subject_meant_as_a_command_with_nothing_in_the_body_is_an_error():
     parsed = parse_mail_commands("Delete my account please", "Thanks\n")
     assert parsed.source == "subject"
-    assert parsed[0].reason == "delete takes 2 words after it, but 3 were given"
+    assert WORDS.words(parsed[0]) == "delete takes 2 words after it, but 3 were given"
     # a command that carries a password, unread: only its name is quoted back
     assert parsed[0].text == "Delete ******** ******** ********"
 
@@ -106,7 +109,7 @@ def test_multiple_reads_every_body_line_as_a_command():
     parsed = parse_mail_commands("Multiple", body)
     assert parsed.source == "multiple"
     assert names(parsed)[:2] == ["show", "move"]
-    assert isinstance(parsed[2], CommandError) and "castle is not a command" in parsed[2].reason
+    assert isinstance(parsed[2], CommandError) and "castle is not a command" in WORDS.words(parsed[2])
     assert names(parsed)[3] == "help"
     assert len(parsed) == 4
     assert parsed.comment == ""
@@ -126,14 +129,14 @@ def test_multiple_stops_at_an_outlook_original_message():
 
 def test_multiple_with_an_empty_body_says_so():
     (error,) = parse_mail_commands("multiple", "\n\n-- \nAlice\n")
-    assert "the subject is multiple, but the body has no command lines" in error.reason
+    assert "the subject is multiple, but the body has no command lines" in WORDS.words(error)
 
 
 def test_the_number_of_command_lines_is_capped_and_the_excess_reported():
     parsed = parse_mail_commands("multiple", "trax show 101\n" * 7, max_commands=5)
     assert names(parsed)[:5] == ["show"] * 5
     assert len(parsed) == 6
-    assert parsed[5].reason == (
+    assert WORDS.words(parsed[5]) == (
         "this mail has 7 command lines, more than the 5 one mail may carry: the first 5 were read, "
         "the last 2 ignored; send the rest in another mail"
     )
@@ -174,14 +177,14 @@ def test_a_reply_to_a_board_mail_with_commands_in_the_body():
 def test_a_wrong_command_in_the_body_is_reported_when_it_names_a_game():
     parsed = parse_mail_commands("Hi", "trax move 101 alice pw B2/\ntrax moev 101 alice pw C3+\nthanks\n")
     assert names(parsed)[0] == "move"
-    assert "moev is not a trax command" in parsed[1].reason
+    assert "moev is not a trax command" in WORDS.words(parsed[1])
     assert parsed.comment == "thanks"
 
 
 def test_a_first_body_line_meant_as_a_command_gives_its_error():
     parsed = parse_mail_commands("Hello", "signup alice\n")
     assert parsed.source == "body"
-    assert "signup needs at least 2 words" in parsed[0].reason
+    assert "signup needs at least 2 words" in WORDS.words(parsed[0])
 
 
 def test_a_first_body_line_multiple_is_skipped():
@@ -197,7 +200,7 @@ def test_the_body_beats_a_wrong_subject():
 def test_the_body_commands_are_capped_too():
     parsed = parse_mail_commands("", "trax show 101\n" * 4, max_commands=3)
     assert len(parsed.commands) == 3
-    assert "this mail has 4 command lines" in parsed.errors[0].reason
+    assert "this mail has 4 command lines" in WORDS.words(parsed.errors[0])
 
 
 def test_a_comment_after_body_commands_has_pasted_passwords_masked():

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
+from pbm.app.compose import Renderer
 from pbm.grammar import (
     REGISTRY,
     Command,
@@ -34,6 +35,8 @@ passwords = st.text(PASSWORD_CHARS, min_size=1, max_size=64).filter(
     lambda p: not p.startswith("-") and p.isprintable() and p == " ".join(p.split()) and set(p) != {"*"}
     and not looks_like_address(p)  # a new password may not look like an address (the grammar refuses it)
 )
+
+WORDS = Renderer()  # the words of a refusal, as a reply shows them
 
 WITH_PASSWORD = [
     (("" if REGISTRY[name].scope.value == "account" else "trax ") + line, name)
@@ -81,7 +84,7 @@ def everything_shown(command_or_error) -> str:
     """Every text a log line, a reply or a debugger could show of it."""
     if isinstance(command_or_error, CommandError):
         e = command_or_error
-        return "\n".join(map(str, [e, repr(e), e.reason, e.usage, e.text, e.args]))
+        return "\n".join(map(str, [e, repr(e), e.params, WORDS.words(e), e.usage, e.text, e.args]))
     c = command_or_error
     return "\n".join([str(c), repr(c), c.redacted(), repr(c.args), str(c.args), repr(dataclasses.asdict(c))])
 
@@ -144,7 +147,7 @@ def parse_error(line: str) -> CommandError:
 def test_an_invalid_password_is_not_quoted_back_either(line, secret):
     error = parse_error(line)
     assert secret not in everything_shown(error)
-    assert "password is not valid" in error.reason
+    assert "password is not valid" in WORDS.words(error)
 
 
 @pytest.mark.parametrize(
@@ -159,7 +162,7 @@ def test_userids_are_named_not_quoted_in_commands_with_a_password(line):
     error = parse_error(line)
     for word in line.split()[1:]:
         if word.isdigit() and word not in ("101",):
-            assert word not in error.reason
+            assert word not in WORDS.words(error)
 
 
 @given(password=passwords)
@@ -228,7 +231,7 @@ def test_a_password_after_the_userid_of_password_reset_is_masked(password):
         error = parse_error(line)
         assert password not in everything_shown(error)
         assert error.text == f"password reset {MASK} {MASK}"
-        assert "takes the userid alone, no password" in error.reason
+        assert "takes the userid alone, no password" in WORDS.words(error)
     # a new password after it as well
     error = parse_error(f"password reset alice {password} other")
     assert password not in everything_shown(error) and error.text == f"password reset {MASK} {MASK} {MASK}"
@@ -274,17 +277,17 @@ def test_a_password_in_the_command_words_place_is_named_by_its_place(password):
             continue
         if password in everything_shown(error):
             # quoted only as a word of the language, or as a misspelt name ("did you mean ...?")
-            assert placed(password) or "(did you mean" in error.reason, (line, error.reason, error.text)
+            assert placed(password) or "(did you mean" in WORDS.words(error), (line, WORDS.words(error), error.text)
 
 
 def test_an_unknown_word_is_named_by_its_place():
     error = parse_error("trax apple 101 alice")
-    assert error.reason.startswith("the word after trax is not a trax command")
+    assert WORDS.words(error).startswith("the word after trax is not a trax command")
     assert error.text == f"trax {MASK} ..."
     error = parse_error("trax move apple")
     assert "apple" not in everything_shown(error) and error.text == f"trax move {MASK}"
     # a misspelt name is still quoted, with the name it is close to
-    assert parse_error("trax moev 101 alice s3cret B2/").reason.startswith("moev is not a trax command")
+    assert WORDS.words(parse_error("trax moev 101 alice s3cret B2/")).startswith("moev is not a trax command")
 
 
 def reply_shown(body: str, *, digest: bool) -> str:
@@ -310,7 +313,7 @@ def test_a_digest_line_with_a_login_is_refused_with_the_login_masked(password):
     (error,) = parse_reply(f"101 bob {password} A0+\n", digest=True).lines
     assert isinstance(error, CommandError)
     assert error.text == f"101 {MASK} {MASK} A0+"
-    assert "a board and a move, nothing else" in error.reason
+    assert "a board and a move, nothing else" in WORDS.words(error)
 
 
 @settings(max_examples=60)
@@ -335,9 +338,9 @@ def test_a_login_before_the_move_of_a_reply_is_masked(password):
            + reply_shown("101 Zq9Zq9Zq9 C3/\n", digest=True))
     (error,) = parse_reply(f"alice {password} C3/\n").lines
     assert isinstance(error, CommandError)
-    assert error.reason.startswith("the first word is no move") and error.text == f"{MASK} {MASK} C3/"
+    assert WORDS.words(error).startswith("the first word is no move") and error.text == f"{MASK} {MASK} C3/"
     assert password not in reply_shown(f"alice {password} C3/\n", digest=False)
     assert password not in reply_shown(f"101 {password} C3/\n", digest=True)
     # prose with no move in it is quoted as before: it holds no login
     (prose,) = parse_reply("Thanks for the game!\n").lines
-    assert isinstance(prose, CommandError) and prose.reason.startswith("Thanks is no move")
+    assert isinstance(prose, CommandError) and WORDS.words(prose).startswith("Thanks is no move")

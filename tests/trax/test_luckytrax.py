@@ -166,10 +166,10 @@ def test_a_pass_is_refused_in_the_other_game_types():
         board = Board.replay(["@0/"], name)
         before = board.fingerprint()
         for move in ("pass", PASS):
-            with pytest.raises(IllegalMoveError, match="LuckyTrax"):
+            with pytest.raises(IllegalMoveError, match=r"^no-pass "):
                 board.play(move)
         assert board.fingerprint() == before
-        with pytest.raises(TraxError, match="move 2"):
+        with pytest.raises(TraxError, match=r"^no-pass .*number=2 "):
             Board.replay(["@0/", "pass"], name)
     with pytest.raises(NotationError):
         lucky().play("passe")

@@ -35,7 +35,7 @@ def test_a_fourth_column_or_row_is_refused():
     board = mini("@0+ B1+ C1+")
     assert board.width == 3 and board.outcome() is None
     for move in ("D1+", "@1+", "D1/", "@1\\"):
-        with pytest.raises(IllegalMoveError, match="3x3"):
+        with pytest.raises(IllegalMoveError, match=r"^too-large .*limit=3 "):
             board.play(move)
     assert {m.column for m in board.legal_moves()} == {1, 2, 3}
     # a row above and a row below are still open, but not both
@@ -44,7 +44,7 @@ def test_a_fourth_column_or_row_is_refused():
     board.play("B3+")  # rows 1-3 now
     assert board.height == 3
     assert {m.row for m in board.legal_moves()} <= {1, 2, 3}
-    with pytest.raises(IllegalMoveError, match="3x3"):
+    with pytest.raises(IllegalMoveError, match=r"^too-large .*limit=3 "):
         board.play("A0+")
 
 
@@ -115,7 +115,7 @@ def test_the_player_who_fills_the_area_loses():
     assert board.outcome() == Outcome("black", "lasttile")
     assert board.legal_moves() == []
     assert board.winning_track() is None
-    with pytest.raises(IllegalMoveError, match="over"):
+    with pytest.raises(IllegalMoveError, match=r"^game-over$"):
         board.play("A0+")
 
 

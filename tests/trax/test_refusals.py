@@ -1,7 +1,9 @@
 """Every refusal of the engine carries a stable code and its facts (issue 29).
 
-The message stays what a player reads today; ``code`` (one of
-``pbm.trax.CODES``) and ``params`` let a reply be worded from a template."""
+``code`` (one of ``pbm.trax.CODES``) and ``params`` are all a refusal
+carries; the application words it from its template
+(``templates/errors/reasons/engine.txt``), and the words are what a player
+read before the engine stopped carrying sentences."""
 
 from __future__ import annotations
 
@@ -12,9 +14,11 @@ from pathlib import Path
 import pytest
 
 import pbm.trax
+from pbm.app.compose import Renderer
 from pbm.trax import CODES, Board, IllegalMoveError, NotationError, TraxError, parse_notation
 
 ENGINE = Path(pbm.trax.__file__).resolve().parent
+WORDS = Renderer()
 HOW = "moves look like B2/, @0+ or C3\\ (or, in the old notation, A1S or B2R)"
 THREE_ENDS = ["@0/", "B1+", "C1/", "C2\\", "@1+", "A2/", "A3/", "D3\\"]
 LOOP = ["@0+", "B1\\", "B2/", "A2+", "A3/", "A0\\", "@3+", "@3\\", "B2+"]
@@ -69,21 +73,21 @@ CASES = [
 
 @pytest.mark.parametrize(("variant", "before", "move", "kind", "code", "params", "message"), CASES,
                          ids=[f"{case[4]}-{case[2]}" for case in CASES])
-def test_a_refusal_carries_its_code_its_facts_and_the_same_message(variant, before, move, kind, code, params,
-                                                                   message):
+def test_a_refusal_carries_its_code_its_facts_and_is_worded_as_before(variant, before, move, kind, code, params,
+                                                                      message):
     board = Board.replay(before, variant)
     fingerprint = board.fingerprint()
     with pytest.raises(kind) as refused:
         board.play(move)
     error = refused.value
-    assert (error.code, error.params, str(error)) == (code, params, message)
+    assert (error.code, error.params, WORDS.words(error)) == (code, params, message)
     assert board.fingerprint() == fingerprint
 
 
 def test_taking_back_nothing_is_refused_with_a_code():
     with pytest.raises(IllegalMoveError) as refused:
         Board().pop()
-    assert (refused.value.code, refused.value.params, str(refused.value)) == (
+    assert (refused.value.code, refused.value.params, WORDS.words(refused.value)) == (
         "nothing-to-undo", {}, "there is no move to take back")
 
 
@@ -99,8 +103,14 @@ def test_a_refusal_in_a_replay_keeps_its_code_and_adds_the_move_number_and_text(
     error = refused.value
     assert error.code == "off-board"
     assert error.params == {"cell": "Z9", "last_column": "B", "last_row": 2, "number": 2, "given": "Z9+"}
-    assert str(error) == ("move 2 (Z9+): Z9 is off the board: in this position columns run from @ to B "
-                          "and rows from 0 to 2")
+    assert WORDS.words(error) == ("move 2 (Z9+): Z9 is off the board: in this position columns run from @ "
+                                  "to B and rows from 0 to 2")
+
+
+def test_str_shows_the_code_and_params_not_a_sentence():
+    with pytest.raises(IllegalMoveError) as refused:
+        Board.replay(["@0/"]).play("Z9+")
+    assert str(refused.value) == "off-board cell='Z9' last_column='B' last_row=2"
 
 
 def test_params_are_plain_values_and_refusals_pickle_with_them():
@@ -115,8 +125,8 @@ def test_params_are_plain_values_and_refusals_pickle_with_them():
         except TraxError as error:
             assert all(isinstance(key, str) and plain(value) for key, value in error.params.items())
             again = pickle.loads(pickle.dumps(error))
-            assert (type(again), str(again), again.code, again.params) == (
-                type(error), str(error), error.code, error.params)
+            assert (type(again), str(again), again.code, again.params, WORDS.words(again)) == (
+                type(error), str(error), error.code, error.params, WORDS.words(error))
 
 
 def _engine_errors(path: Path) -> list[ast.Call]:
@@ -136,7 +146,7 @@ def test_every_refusal_the_engine_raises_names_a_known_code_and_every_code_is_us
     used = set()
     for path in sorted(ENGINE.glob("*.py")):
         for call in _engine_errors(path):
-            code = call.args[1] if len(call.args) > 1 else None
+            code = call.args[0] if call.args else None
             where = f"{path.name}:{call.lineno}"
             assert code is not None, f"{where}: a refusal without a code"
             if isinstance(code, ast.Constant):

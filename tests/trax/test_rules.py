@@ -15,7 +15,7 @@ def play(moves: str, variant: str = "trax") -> Board:
 def test_a_forced_chain_that_brings_three_ends_together_makes_the_turn_illegal():
     board = play("@0/ B1+ C1/ C2\\ @1+ A2/ A3/ D3\\")
     before = board.fingerprint()
-    with pytest.raises(IllegalMoveError, match="illegal turn"):
+    with pytest.raises(IllegalMoveError, match=r"^three-ends "):
         board.play("B3\\")
     assert board.fingerprint() == before
     assert "B3\\" not in [str(m) for m in board.legal_moves()]
@@ -78,7 +78,7 @@ def test_a_loop_wins_in_looptrax():
 def test_the_first_move_is_a_straight_or_a_slash_at_the_origin_only():
     assert [str(m) for m in Board().legal_moves()] == ["@0+", "@0/"]
     for bad in ("@0\\", "A1+", "B2/", "@1+"):
-        with pytest.raises(IllegalMoveError, match="first move"):
+        with pytest.raises(IllegalMoveError, match=r"^first-move "):
             Board().play(bad)
 
 
@@ -108,16 +108,16 @@ def test_after_an_error_the_board_is_unchanged():
 
 def test_errors_say_what_was_wrong_in_plain_words():
     board = play("@0/ B1+ C1/")
-    with pytest.raises(NotationError, match=r"not Trax notation.*B2/"):
+    with pytest.raises(NotationError, match=r"^not-notation move='B2x'$"):
         board.play("B2x")
-    with pytest.raises(IllegalMoveError, match="already holds a tile"):
+    with pytest.raises(IllegalMoveError, match=r"^occupied "):
         board.play("A1+")
-    with pytest.raises(IllegalMoveError, match="does not touch"):
+    with pytest.raises(IllegalMoveError, match=r"^not-touching "):
         board.play("@2+")
-    with pytest.raises(IllegalMoveError, match="off the board"):
+    with pytest.raises(IllegalMoveError, match=r"^off-board "):
         board.play("Z9+")
     board = play("@0+ B1/ C1/ A2/ A3+ A4/ B4+ C4/")
-    with pytest.raises(IllegalMoveError, match=r"does not fit.*white from the top, black from the left"):
+    with pytest.raises(IllegalMoveError, match=r"^no-fit .*entries=\(\('white', 'top'\), \('black', 'left'\)\)"):
         board.play("B2/")
 
 
@@ -135,7 +135,7 @@ def test_an_unknown_variant_is_a_value_error():
 def test_no_moves_are_legal_once_the_game_is_won():
     board = play("@0+ B1+ C1+ D1+ E1+ F1+ G1+ H1+")
     assert board.legal_moves() == []
-    with pytest.raises(IllegalMoveError, match="game is over"):
+    with pytest.raises(IllegalMoveError, match=r"^game-over$"):
         board.play("@1+")
 
 
@@ -177,7 +177,7 @@ def test_position_after_move_n_is_the_game_as_it_stood_then():
 
 
 def test_replay_names_the_move_that_failed():
-    with pytest.raises(IllegalMoveError, match="move 2"):
+    with pytest.raises(IllegalMoveError, match=r"^off-board .*number=2 "):
         Board.replay(["@0/", "Q9+"])
 
 

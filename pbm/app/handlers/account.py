@@ -78,8 +78,8 @@ def addresses(req: Request[AddressesArgs]) -> list[Reply]:
     before = account_addresses(req.store, user, req.sender)  # the old addresses hear of the change too
     final = [*old, *new] if req.command.name == "add" else new
     if len({x.lower() for x in final}) > MAX_ADDRESSES:
-        raise BadAddressError(f"an account may have at most {MAX_ADDRESSES} addresses; {user.userid} "
-                              f"would have {len({x.lower() for x in final})}")
+        raise BadAddressError("addresses-would-be", {"most": MAX_ADDRESSES, "userid": user.userid,
+                                                     "count": len({x.lower() for x in final})})
     req.store.replace_addresses(user.id, final, _bound_now(req, final))
     fresh = [x for x in req.store.addresses_of(user.id)
              if x.lower() not in confirmed and x.lower() not in {b.lower() for b in _bound_now(req, final)}]
@@ -187,12 +187,11 @@ def broadcast(req: Request[LoginArgs]) -> list[Reply]:
     user = login(req.ctx, a.userid, a.password)
     cap = req.config.limits.broadcasts_per_day
     if cap == 0:
-        raise NotAvailableError("broadcasts are turned off on this server")
+        raise NotAvailableError("broadcasts-off")
     if not req.store.confirmed_addresses(user.id):
-        raise NotAvailableError(f"{user.userid} has no confirmed address yet; confirm one before "
-                                f"broadcasting")
+        raise NotAvailableError("no-confirmed-address", {"userid": user.userid})
     if req.store.broadcasts_since(user.id, req.now - timedelta(days=1)) >= cap:
-        raise DailyLimitError(f"you have sent {cap} broadcasts in the last 24 hours, the most this server allows")
+        raise DailyLimitError("broadcasts-today", {"cap": cap})
     req.store.record_broadcast(user.id, req.now)
     own = game_addresses(req.store, user)
     to: list[str] = []
@@ -210,7 +209,7 @@ def help_command(req: Request[HelpArgs]) -> list[Reply]:
     try:
         templates = resolve_topics(list(req.args.topics), req.command.game)
     except UnknownTopicError as exc:
-        raise PbmError(str(exc)) from None
+        raise PbmError("no-help-topic", exc.params) from None
     context = help_context(req.command.game, req.config.server)
     return [req.to_sender(t, **context) for t in templates]
 
@@ -230,7 +229,5 @@ def confirm_address(req: Request[CodeArgs]) -> list[Reply]:
     if user is not None:
         req.ctx.logged_in.add(user.id)  # the code proves the sender
     if user is None:
-        raise PbmError("that code is not one waiting for this address: a code works only from the address it "
-                       "was mailed to, once, for 7 days (the account owner can ask for a new one by adding "
-                       "the address again)")
+        raise PbmError("code-not-waiting")
     return [_addresses_reply(req, user, "replies/address-confirmed.txt")]

@@ -108,7 +108,7 @@ def move(req: Request[MoveArgs]) -> list[Reply]:
     written = a.move
     if req.command.name == "submit":
         if not written.is_tile:
-            raise IllegalMoveReplyError(f"submit takes a tile, not {written.word}", view_game=game)
+            raise IllegalMoveReplyError("submit-tile", {"word": written.word}, view_game=game)
         check_number(game, written)
         require_turn(game, user)
         position, played = trial(game, tile_text(game, written))
@@ -170,8 +170,7 @@ def queue_moves(req: Request[QueueArgs]) -> list[Reply]:
     game, user = player_game(req.ctx, a.board, a.userid, a.password, req.game)
     require_active(game)
     if game.board.variant.drawn:
-        raise PbmError(f"moves cannot be queued in {game.board.variant.title}: your tile is drawn when "
-                       f"your turn comes", view_game=game)
+        raise PbmError("queue-drawn", {"title": game.board.variant.title}, view_game=game)
     words = [m.text for m in a.moves]
     turn = Turn()
     if queue(req.ctx, game, user, words, turn):
@@ -280,7 +279,8 @@ def preview(req: Request[PreviewArgs]) -> list[Reply]:
         try:
             played.append(str(board.play(text)))
         except TraxError as exc:
-            raise IllegalMoveReplyError(f"{text} (preview move {len(played) + 1}): {exc}", position=board) from None
+            raise IllegalMoveReplyError("preview-refused", {"move": text, "number": len(played) + 1, "problem": exc},
+                                        position=board) from None
     return [req.to_sender("replies/preview.txt", board=board, moves=played, base=base,
                           title=get_variant(req.game).title, outcome=board.outcome())]
 

@@ -24,15 +24,13 @@ def board_of(ctx: Context, target: ReplyTarget, line: ReplyLine) -> Game:
         number = line.board
         game = load_game(ctx, number) if number is not None else None
         if game is None or game.number not in target.boards:
-            raise ReplyRefusedError(f"board {number} was not in the digest this reply answers; "
-                                    f"its boards were {', '.join(map(str, sorted(target.boards)))}")
+            raise ReplyRefusedError("not-in-digest", {"board": number, "boards": tuple(sorted(target.boards))})
     else:
         game = load_game(ctx, next(iter(target.boards)))
     shown = target.boards[game.number]
     if game.board.ply != shown and line.move is not None:
         raise StaleMoveError(
-            f"the mail you answered showed board {game.number} after move {shown}, but it has moved on to "
-            f"move {game.board.ply} since; look at the board below and answer this mail instead",
+            "reply-moved-on", {"board": game.number, "shown": shown, "ply": game.board.ply},
             view_game=game)
     return game
 
@@ -58,8 +56,7 @@ def check_used(target: ReplyTarget, line: ReplyLine) -> None:
     """A token that played a move cannot play another."""
     used = target.token.used_for
     if used is not None and not target.digest and used != line.text:
-        raise ReplyRefusedError(f"the mail you answered has been answered already, with {used}; "
-                                f"answer the latest board mail instead")
+        raise ReplyRefusedError("reply-used", {"used": used})
 
 
 __all__ = ["PbmError", "act", "board_of", "check_used"]

@@ -81,8 +81,7 @@ def add(req: Request[TournamentWithdrawArgs]) -> list[Reply]:
     event, director = _director(req)
     player = live_user(ctx, req.args.player)
     if not player.computer:
-        raise TournamentError(f"only the server's computer player can be entered by the director; "
-                              f"{player.userid} joins with their own password")
+        raise TournamentError("computer-entry-only", {"userid": player.userid})
     event = tournaments.enter(ctx, event, player, joining=True)
     context = {**event_context(req.store, event), "userid": player.userid, "joined": True}
     return [Reply("replies/tournament-entry.txt", account_addresses(req.store, director, req.sender),
@@ -131,6 +130,6 @@ def pair(req: Request[TournamentLoginArgs]) -> list[Reply]:
 def announce(req: Request[TournamentLoginArgs]) -> list[Reply]:
     event, user = _director(req)
     if not req.comment.strip():
-        raise TournamentError("the announcement goes in the body of the mail, and the body is empty")
+        raise TournamentError("announcement-empty")
     return [Reply("replies/tournament-announce.txt", event_addresses(req.ctx, event),
                   {"event": event.name, "from": user.userid, "comment": req.comment})]

@@ -1,0 +1,159 @@
+"""The words of refusals: every code of every layer has its macro (issue 29).
+
+A refusal carries a code and params; ``templates/errors/reasons/`` words
+each code (one macro), and :meth:`Renderer.words` is the one place that
+turns one into the sentence a reply shows.  These tests fail on a code
+without a macro, a macro without a code, a code raised that no table
+holds, a table's code that nothing raises, and a macro that cannot word
+the params a raise site gives it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbm.app.compose import Renderer
+from pbm.app.refusals import EVERY_CODE, LAYERS
+from pbm.domain import refusals as domain_refusals
+from pbm.grammar.refusals import AFTER, NOUNS
+from pbm.grammar.words import Problem
+from pbm.trax import CODES as ENGINE_CODES
+from pbm.trax import Board, TraxError
+
+ROOT = Path(__file__).resolve().parents[2] / "pbm"
+#: The folder of each layer's modules, by the name LAYERS gives it.
+FOLDERS = {"engine": "trax", "grammar": "grammar", "domain": "domain", "app": "app"}
+#: What makes a refusal: its classes, and the reader's ``fail``.
+MAKERS = {"TraxError", "NotationError", "IllegalMoveError", "Problem", "WordProblem", "CommandError", "fail"} | {
+    name for name, value in vars(domain_refusals).items()
+    if isinstance(value, type) and issubclass(value, domain_refusals.PbmError)}
+
+RENDERER = Renderer()
+
+#: A value for each param a raise site names, to word its code with.
+SAMPLES: dict[str, Any] = {
+    "address": "bob@example.org", "after": "userids", "board": 101, "boards": ("ETC26-A1", "ETC26-A2"),
+    "cap": 5, "cell": "B2", "cells": ("B2", "C3"), "choices": ("next", "active"), "computer": "computer",
+    "count": 7, "date": "2026-01-15", "days": 3, "digest": True, "direction": "left", "director": "carol",
+    "endings": ("draw", "lastloses"), "entrants": 1, "formats": ("swiss", "pools"),
+    "entries": (("white", "top"), ("black", "left")),
+    "exactly": False, "extra": 2, "first": "tournament", "format": "swiss", "fresh_area": False, "game": "trax",
+    "given": 3, "guess": "join", "label": "trax move", "last_column": "B", "last_row": 2, "least": 1, "left": 2,
+    "length": 1500, "limit": 10, "limited": ("8x8trax", "minitrax"), "lines": 30, "most": 5, "move": "B2/",
+    "moves": 4, "name": "ETC26", "need": 2, "next": 5, "nth": 2, "number": 3, "option": "-poolsize",
+    "options": ("-format=F", "-rounds=N"), "ply": 4, "problem": Problem("days-form"), "refused": "not-notation",
+    "role": "move", "scored": ("pointtrax",), "selection": "next", "sender": "x@example.org",
+    "setting": "pictures", "settings": ("pictures", "digest"), "shown": 3, "status": "open", "symbol": "/",
+    "title": "Trax", "to_move": "bob", "topic": "commands", "type": "int", "until": "2026-01-15 07:00 UTC",
+    "used": "C3/", "userid": "alice", "value": "on", "values": ("on", "off"), "variant": "trax", "wanted": 3,
+    "what": "days", "whole": True, "word": "B2x", "words": ("resign", "propose"),
+}
+#: Where a code takes a param of that name in a sense of its own.
+OVERRIDES: dict[tuple[str, str], Any] = {("time-too-short", "name"): "forfeit time"}
+
+
+def _name(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def raise_sites() -> list[tuple[str, str, str, ast.Call]]:
+    """Every call that makes a refusal with a code written out: (layer,
+    where, code, the call)."""
+    sites = []
+    for layer, folder in FOLDERS.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Call) and _name(node) in MAKERS and node.args:
+                    code = node.args[0]
+                    if isinstance(code, ast.Constant) and isinstance(code.value, str):
+                        sites.append((layer, f"{path.relative_to(ROOT)}:{node.lineno}", code.value, node))
+    return sites
+
+
+SITES = raise_sites()
+
+
+def test_the_layers_keep_codes_of_their_own_in_kebab_case():
+    seen: set[str] = set()
+    for layer, codes in LAYERS.items():
+        assert codes, layer
+        assert not codes & seen, f"{layer}: {sorted(codes & seen)} in two layers"
+        seen |= codes
+        assert all(c == c.lower() and " " not in c and "_" not in c and c.strip("-") == c for c in codes), layer
+    assert seen == EVERY_CODE
+
+
+def test_every_code_has_a_macro_and_every_macro_a_code():
+    macros = set(RENDERER.reasons())
+    assert sorted(EVERY_CODE - macros) == [], "codes without words"
+    assert sorted(macros - EVERY_CODE) == ["in-replay"], "words without a code"
+
+
+def test_a_code_without_words_fails_loudly():
+    with pytest.raises(KeyError, match="no-such-code"):
+        RENDERER.words(domain_refusals.PbmError("no-such-code"))
+
+
+def test_there_are_raise_sites_of_every_layer():
+    layers = {layer for layer, *_ in SITES}
+    assert layers == set(FOLDERS) and len(SITES) > 150
+
+
+@pytest.mark.parametrize(("layer", "where", "code"), [site[:3] for site in SITES], ids=[s[1] for s in SITES])
+def test_every_code_raised_is_one_of_its_layers(layer, where, code):
+    assert code in LAYERS[layer], f"{where}: {code} is not in the {layer}'s CODES"
+
+
+@pytest.mark.parametrize("layer", sorted(FOLDERS))
+def test_every_code_of_a_layer_is_raised_in_it(layer):
+    written: set[str] = set()
+    for path in (ROOT / FOLDERS[layer]).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                written.add(node.value)
+    unused = LAYERS[layer] - {code for code in written if code in LAYERS[layer]}
+    assert sorted(unused) == []
+
+
+def _params(code: str, call: ast.Call) -> dict[str, Any] | None:
+    """The params of a raise site, with sample values; None when the site
+    builds them in a way this test does not read (``exc.params``)."""
+    if len(call.args) < 2:
+        return {}
+    given = call.args[1]
+    if not isinstance(given, ast.Dict) or any(not isinstance(k, ast.Constant) for k in given.keys):
+        return None
+    params = {}
+    for key in given.keys:
+        assert isinstance(key, ast.Constant)
+        assert key.value in SAMPLES, f"no sample value for the param {key.value!r}"
+        params[key.value] = OVERRIDES.get((code, key.value), SAMPLES[key.value])
+    return params
+
+
+@pytest.mark.parametrize(("where", "code", "call"), [site[1:] for site in SITES], ids=[s[1] for s in SITES])
+def test_every_raise_site_is_worded_by_its_macro(where, code, call):
+    params = _params(code, call)
+    if params is None:
+        pytest.skip(f"{where} builds its params")
+    text = RENDERER.words(domain_refusals.PbmError(code, params))
+    assert text and text == text.strip() and "\n" not in text, where
+
+
+def test_the_things_params_name_are_all_worded():
+    for role in NOUNS:
+        assert RENDERER.words("not-digits", what=role).startswith("a ")
+    for after in AFTER:
+        assert "come after" in RENDERER.words("not-an-option", word="-x", after=after)
+
+
+def test_an_engine_refusal_in_a_replay_is_worded_with_the_move_that_failed():
+    with pytest.raises(TraxError) as refused:
+        Board.replay(["@0/", "A1+"])
+    assert refused.value.code in ENGINE_CODES
+    assert RENDERER.words(refused.value) == "move 2 (A1+): A1 already holds a tile; choose an empty cell"
