@@ -316,6 +316,9 @@ class Pages:
                 ratings.append({"game": name, "title": variant.title, "rating": round(r.rating),
                                 "games": r.games, "wins": r.wins, "losses": r.losses, "draws": r.draws,
                                 "provisional": r.games < ESTABLISHED_AFTER})
+        versus = [{"game": c.game, "title": VARIANTS[c.game].title, "rating": round(c.rating), "games": c.games,
+                   "wld": f"{c.wins}-{c.losses}-{c.draws}"}
+                  for c in self.store.computer_ratings_of(uid) if c.game in VARIANTS]
         rows = self.store.player_boards(uid)
         active, finished = [], []
         for row in rows:
@@ -335,7 +338,7 @@ class Pages:
             line["director"] = t.director_id == uid
             tournaments.append(line)
         return {"userid": user.userid, "closed": bool(user.deleted_at), "since": user.created_at[:10],
-                "ratings": ratings, "active": sorted(active, key=lambda b: b["number"]),
+                "ratings": ratings, "versus_computer": versus, "active": sorted(active, key=lambda b: b["number"]),
                 "finished": [line for _, line in finished[:PLAYER_RECENT]], "finished_count": len(finished),
                 "tournaments": tournaments}
 

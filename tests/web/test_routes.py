@@ -306,8 +306,10 @@ def test_the_standings_are_the_standings_mails_table(web, club):
     in_mail = [word for word in text.split() if word in PLAYERS]
     rows = re.findall(r'<tr><td class="num">\d+</td><td><a href="/players/(\w+)">', html)
     assert rows == in_mail == ["alice", "carol", "dave", "bob"]
-    assert '<a href="/players/alice">alice</a></td><td class="num">1800</td>' in html
-    assert '<a href="/players/bob">bob</a></td><td class="num">1400</td>' in html
+    played = r'(<br><small>\d+ in play</small>)?</td><td class="num">'
+    assert re.search(r'<a href="/players/alice">alice</a>' + played + "1800</td>", html)
+    assert re.search(r'<a href="/players/bob">bob</a>' + played + "1400</td>", html)
+    assert "<small>4 in play</small>" in html  # alice: board 101 and three of the tournament
 
 
 def test_the_front_page_lists_game_types_recent_games_and_tournaments(web):
@@ -451,3 +453,22 @@ def test_pages_are_paced_for_a_while_after_the_database_changed(club):
         assert time.perf_counter() - start >= 19 / 50 * 0.9
     finally:
         web.close()
+
+
+def test_ratings_against_the_computer_are_on_the_standings_and_the_player_page(web, club):
+    """The standings mail has them; the web's standings and player page too."""
+    store = club.mail.pipeline.store
+    alice = store.find_user("alice")
+    assert "Against the computer" not in web.get("/players/alice").text
+    store.save_computer_rating(alice.id, "trax", 1642.4, "win", club.clock.now)
+    html = web.get("/standings/trax").text
+    assert "<h2>Against the computer</h2>" in html
+    assert ('<a href="/players/alice">alice</a></td><td class="num">1642</td><td class="num">1</td>'
+            '<td class="num">1-0-0</td>') in html
+    page = web.get("/players/alice").text
+    assert "<h2>Against the computer</h2>" in page
+    assert '<tr><td>Trax</td><td class="num">1642</td><td class="num">1</td><td class="num">1-0-0</td></tr>' in page
+    from tests.app.conftest import text_of
+
+    text = text_of(club.send("carol", "trax standings")[0])
+    assert "Against the computer" in text and "1-0-0" in text
