@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from pbm.app.compose import Renderer
 from pbm.trax import Board, IllegalMoveError, NotationError
 from pbm.trax.render import render
 
@@ -32,7 +33,8 @@ def test_the_readme_error_examples_are_the_engine_messages():
     flat = " ".join(README.split())
     with pytest.raises(IllegalMoveError) as illegal:
         board.play("B3\\")
-    assert str(illegal.value) in flat
+    words = Renderer()  # the engine's refusals as a reply words them
+    assert words.words(illegal.value) in flat
     with pytest.raises(NotationError) as notation:
         board.play("B2x")
-    assert str(notation.value) in flat
+    assert words.words(notation.value) in flat

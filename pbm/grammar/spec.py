@@ -90,12 +90,12 @@ class CommandSpec:
     ``arguments`` is the usage line after the command name (upper case for
     what the player fills in); ``secret_positions`` are the indexes, among
     the words after the name, of the passwords; ``parse`` reads those words.
+    What it does, in a line, is said in ``templates/help/_summaries.txt``.
     """
 
     name: str
     scope: Scope
     arguments: str
-    summary: str
     parse: Callable[[Reader], object]  # returns the command's arguments (a frozen dataclass)
     secret_positions: tuple[int, ...] = ()
     aliases: tuple[str, ...] = ()
