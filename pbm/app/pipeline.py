@@ -222,8 +222,8 @@ class Pipeline:
         key = message_key(msg, raw)
         sender = sender_address(msg)
         if self.store.was_handled(key):
-            seen = "the same bytes as" if key.startswith("sha256:") else "the Message-ID of"
-            return Result(Status.DUPLICATE, key, sender, reason=f"{seen} a mail handled before")
+            seen = "the same bytes as" if key.startswith("sha256:") else "the Message-ID of"  # for the operator
+            return Result(Status.DUPLICATE, key, sender, reason=f"{seen} a mail handled before")  # for the operator
         why = screen(msg, sender, self.config)
         if why is not None:
             notices: list[Message] = []
@@ -264,7 +264,7 @@ class Pipeline:
             confirmed = self._confirm_by_reply(ctx, codes) if codes else None
             if confirmed is not None:
                 replies += confirmed
-                summary = "address confirmed by reply"
+                summary = "address confirmed by reply"  # for the operator
                 result.commands.append(("confirm address", Outcome.DONE))
             elif found_tokens:
                 made, done = self._run_reply(ctx, found_tokens, body, result.commands, quiet=quiet)
@@ -280,8 +280,10 @@ class Pipeline:
                 replies += made
                 summary = "; ".join(done) or "no command"
             if quiet and not replies:
-                self.store.record_handled(key, sender, summary, "dropped: over the daily limit", now)
-                return Result(Status.DROPPED, key, sender, reason="over the daily limit of mails answered",
+                self.store.record_handled(key, sender, summary,
+                                          "dropped: over the daily limit", now)  # for the operator
+                return Result(Status.DROPPED, key, sender,
+                              reason="over the daily limit of mails answered",  # for the operator
                               summary=summary, commands=result.commands)
             messages = self.queue(replies, now, key)
             self.store.record_handled(key, sender, summary, "handled", now)
@@ -297,7 +299,7 @@ class Pipeline:
         with transaction(self.store):
             job = self.store.computer_job(job_id)
             if job is None or job.done_at is not None:
-                return Result(Status.DUPLICATE, key, reason="the job is done already")
+                return Result(Status.DUPLICATE, key, reason="the job is done already")  # for the operator
             ctx = self.context(now, self.config.server.address)
             with ctx.savepoint():
                 replies, outcome = computer_turn(ctx, job, answer)
@@ -383,7 +385,8 @@ class Pipeline:
         if target is None:
             unknown = ReplyRefusedError("unknown-reply-target")
             tally.append(("reply", Outcome.REFUSED))
-            return ([] if quiet else [reply_error(ctx, sender, unknown, None)]), ["reply to an unknown mail"]
+            return ([] if quiet else [reply_error(ctx, sender, unknown, None)]), [
+                "reply to an unknown mail"]  # for the operator
         ctx.logged_in.add(target.user.id)  # the token and the player's own address prove the sender
         bounces.authenticated(ctx, [target.user.id])
         drawn = any(load_game(ctx, n).board.variant.drawn for n in target.boards)
@@ -471,7 +474,7 @@ class Pipeline:
                 tally.append((item.name or "unknown", Outcome.UNREADABLE))
                 continue
             if quiet and not proves_itself(item):
-                done.append(f"{item.redacted()}: not run, over the daily limit")
+                done.append(f"{item.redacted()}: not run, over the daily limit")  # for the operator
                 tally.append((item.name, Outcome.REFUSED))
                 continue
             ctx.logged_in.clear()
