@@ -16,7 +16,7 @@ from pbm.domain.ratings import rating_changes
 from pbm.domain.store import Store
 from pbm.domain.store.records import BoardRecord, User
 from pbm.domain.times import shown, span
-from pbm.domain.tournaments import FORMAT_NAMES, Event, games_and_byes, group_standings
+from pbm.domain.tournaments import Event, games_and_byes, group_standings
 from pbm.trax import Board, get_variant
 
 # ----------------------------------------------------------------------------
@@ -192,7 +192,7 @@ def heading(event: Event) -> dict[str, Any]:
     players, how far it is."""
     t = event.row
     return {
-        "name": t.name, "game": t.game, "format": t.format, "format_name": FORMAT_NAMES[t.format],
+        "name": t.name, "game": t.game, "format": t.format,
         "players": len(event.entrants), "status": t.status, "round": t.round, "rounds": t.rounds,
         "stage": t.stage,
         "played": sum(1 for p in event.pairings if p.result is not None and p.black_id is not None),
@@ -253,7 +253,7 @@ def event_context(store: Store, event: Event) -> dict[str, Any]:
     t = event.row
     return {
         "event": t.name, "heading": heading(event), "game": t.game, "title": get_variant(t.game).title,
-        "format": FORMAT_NAMES[t.format], "status": t.status, "tables": tables(event),
+        "format": t.format, "status": t.status, "tables": tables(event),
         "rounds": rounds_view(store, event), "director": store.user_by_id(t.director_id).userid,
         "nag_days": t.nag_days, "forfeit_days": t.forfeit_days, "rated": bool(t.rated),
         "entrants": [{"userid": e.userid, "withdrawn": e.withdrawn_at is not None} for e in event.entrants],

@@ -35,7 +35,7 @@ from pbm.domain.refusals import UnknownBoardError
 from pbm.domain.store import Store
 from pbm.domain.store.records import BoardListing, BoardRecord, MoveRecord, TournamentRecord, User
 from pbm.domain.times import DAY, shown, span, when
-from pbm.domain.tournaments import FORMAT_NAMES, reload
+from pbm.domain.tournaments import reload
 from pbm.grammar import parse_command
 from pbm.grammar.account_commands import NoArgs
 from pbm.grammar.words import fold
@@ -179,7 +179,7 @@ def board_line(row: BoardListing) -> dict[str, Any]:
 
 def _tournament_line(t: TournamentRecord) -> dict[str, Any]:
     return {"name": t.name, "game": t.game, "title": get_variant(t.game).title,
-            "format": FORMAT_NAMES[t.format], "status": t.status, "round": t.round,
+            "format": t.format, "status": t.status, "round": t.round,
             "started": t.started_at[:10] if t.started_at else None, "start_date": t.start_date}
 
 

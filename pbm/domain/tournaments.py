@@ -30,13 +30,6 @@ from .refusals import NotAllowedError, TournamentError, UnknownBoardError
 from .store.records import BoardRecord, EntrantListing, Pairing, TournamentRecord, User
 from .times import DAY, stamp, when
 
-FORMAT_NAMES = {
-    "roundrobin": "round robin",
-    "double": "double round robin",
-    "swiss": "Swiss",
-    "knockout": "knockout",
-    "pools": "pools, then a final",
-}
 DEFAULT_POOL_SIZE = 7
 DEFAULT_ADVANCE = 3
 # a knockout round still unfinished this many forfeit times after it was
