@@ -23,6 +23,9 @@ CODES = frozenset({
     "submit-tile", "queue-drawn", "preview-refused",
     # replies to board mails and digests
     "not-in-digest", "reply-moved-on", "reply-used", "unknown-reply-target",
+    # the web view's error pages (PageError, raised by pbm.app.web_data and pbm.server.web)
+    "no-board", "no-position", "no-player", "no-game-type", "no-tournament", "no-page", "only-pages",
+    "http-error", "page-failed", "move-number-twice", "move-number-form",
 })
 
 #: The codes of every layer, by the layer that raises them (no code is in two).

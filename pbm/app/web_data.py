@@ -15,8 +15,9 @@ page is the same for as long as the board is (:meth:`Pages.board_state`
 names what it shows), and the web view can keep it.
 
 :class:`NotFound` and :class:`BadRequest` say what is wrong with a request
-in words the error page shows; :class:`NotHere`, that a path is not the page
-asked of it, and may be another's.
+(a code and params, worded on the error page from
+``templates/errors/reasons/web.txt``); :class:`NotHere`, that a path is not
+the page asked of it, and may be another's.
 """
 
 from __future__ import annotations
@@ -56,10 +57,19 @@ NUMBER_DIGITS = 9
 
 
 class PageError(Exception):
-    """A request the web view cannot answer with a page; the message is
-    shown on the error page."""
+    """A request the web view cannot answer with a page: ``code`` (one of
+    :data:`pbm.app.refusals.CODES`) and ``params`` say why, and the error
+    page words them."""
 
     status = 500
+
+    def __init__(self, code: str, params: dict[str, Any] | None = None) -> None:
+        self.code = code
+        self.params: dict[str, Any] = dict(params) if params else {}
+        super().__init__(code, self.params)
+
+    def __str__(self) -> str:
+        return " ".join([self.code, *(f"{key}={value!r}" for key, value in self.params.items())])
 
 
 class NotFound(PageError):
@@ -221,11 +231,11 @@ class Pages:
         tournament board's name."""
         if ref.isascii() and ref.isdigit():
             if len(ref) > NUMBER_DIGITS or self.store.board(int(ref)) is None:
-                raise NotFound(f"there is no board {ref}")
+                raise NotFound("no-board", {"board": ref})
             return int(ref)
         row = self.store.board_by_label(ref) if len(ref) <= 40 else None
         if row is None:
-            raise NotFound(f"there is no board {ref}")
+            raise NotFound("no-board", {"board": ref})
         return int(row.number)
 
     # -- pages -------------------------------------------------------------
@@ -242,7 +252,7 @@ class Pages:
         try:
             game = load_game(ctx, number)
         except UnknownBoardError:
-            raise NotFound(f"there is no board {number}") from None
+            raise NotFound("no-board", {"board": number}) from None
         ctx.positions.keep_lent()
         return game
 
@@ -261,8 +271,7 @@ class Pages:
         game = self._game(ctx, number)
         ply = game.board.ply
         if after is not None and not 0 <= after <= ply:
-            raise BadRequest(f"board {number} has {ply} move{'' if ply == 1 else 's'}, "
-                             f"so there is no position after move {after}")
+            raise BadRequest("no-position", {"board": number, "moves": ply, "after": after})
         position = game.board.after(after) if after is not None and after < ply else None
         view = board_view(ctx, game, position=position)
         moves = ctx.store.moves_of(game.number)
@@ -351,20 +360,20 @@ class Pages:
         when there is no such player: a userid may end in ``.atom``, so
         ``/players/bob.atom`` is bob's feed or the page of ``bob.atom``."""
         if not self.has_user(userid):
-            raise NotHere(f"there is no player {userid}")
+            raise NotHere("no-player", {"userid": userid})
         return userid.casefold()
 
     def _user(self, userid: str) -> User:
         user = self.store.find_user(fold(userid)) if len(userid) <= 64 else None
         if user is None:
-            raise NotFound(f"there is no player {userid}")
+            raise NotFound("no-player", {"userid": userid})
         return user
 
     def standings(self, game: str, now: datetime) -> dict[str, Any]:
         """The ratings table of a game type, as the ``standings`` command
         makes it."""
         if game not in VARIANTS:
-            raise NotFound(f"there is no game type {game}")
+            raise NotFound("no-game-type", {"game": game})
         request: Request[NoArgs] = Request(self.context(now), "", parse_command(f"{game} standings"))
         (reply,) = standings_reply(request)
         return {**reply.context, "games": [{"name": n, "title": v.title} for n, v in VARIANTS.items()]}
@@ -372,7 +381,7 @@ class Pages:
     def tournament(self, tournament: str, now: datetime) -> dict[str, Any]:
         row = self.store.tournament(fold(tournament)) if len(tournament) <= 64 else None
         if row is None:
-            raise NotFound(f"there is no tournament {tournament}")
+            raise NotFound("no-tournament", {"tournament": tournament})
         event = reload(self.context(now), row.id)
         return {**event_context(self.store, event), "created": row.created_at[:10]}
 

@@ -31,7 +31,7 @@ from pbm.trax import VARIANTS
 from pbm.trax.picture import board_png
 from pbm.trax.svg import board_svg
 
-from .compose import TEMPLATES, Renderer, wrap
+from .compose import TEMPLATES, Refusal, Renderer, wrap
 from .web_data import Pages
 
 
@@ -119,10 +119,10 @@ class Site:
         """The page of ``templates/web/NAME`` with ``data`` as its context."""
         return self.html.get_template(f"web/{name}").render(**data).encode("utf-8")
 
-    def error(self, status: int, message: str) -> bytes:
-        """The site's own page for an error (``message`` is escaped)."""
-        titles = {400: "Bad request", 404: "Not found", 405: "Method not allowed", 500: "Server error"}
-        context = {"status": status, "title": titles.get(status, "Error"), "message": message}
+    def error(self, status: int, refusal: Refusal) -> bytes:
+        """The site's own page for an error: what was wrong worded from
+        its code and params (and escaped)."""
+        context = {"status": status, "message": self.text.words(refusal)}
         return self.html.get_template("web/error.html").render(**context).encode("utf-8")
 
     @staticmethod

@@ -212,10 +212,10 @@ def _move_number(request: web.Request) -> int | None:
     if not values:
         return None
     if len(values) > 1:
-        raise BadRequest("give the move number once")
+        raise BadRequest("move-number-twice")
     value = values[0]
     if not (value.isascii() and value.isdigit()) or len(value) > NUMBER_DIGITS:
-        raise BadRequest(f"the move is a number of moves (0 for the empty board), not {value!r}")
+        raise BadRequest("move-number-form", {"value": value})
     return int(value)
 
 
@@ -299,13 +299,13 @@ class WebView:
             await self._pace()
             return await handler(request)
         except PageError as exc:
-            return self._error(exc.status, str(exc))
+            return self._error(exc.status, exc)
         except web.HTTPException as exc:  # the router's 404 and 405
             if exc.status < 400:
                 raise
-            message = {404: "there is no such page here",
-                       405: "this site only shows pages (GET and HEAD)"}.get(exc.status, exc.reason)
-            response = self._error(exc.status, message)
+            code = {404: "no-page", 405: "only-pages"}.get(exc.status)
+            response = self._error(exc.status, PageError(code) if code else PageError("http-error", {
+                "reason": exc.reason}))
             if "Allow" in exc.headers:
                 response.headers["Allow"] = exc.headers["Allow"]
             return response
@@ -313,13 +313,13 @@ class WebView:
             raise
         except Exception:
             log.exception("the web view failed on %s", request.path_qs[:200])
-            return self._error(500, "something went wrong on our side; the mail is not affected")
+            return self._error(500, PageError("page-failed"))
 
-    def _error(self, status: int, message: str) -> web.Response:
-        key = (status, message)
+    def _error(self, status: int, refusal: PageError) -> web.Response:
+        key = (status, str(refusal))
         body = self.errors.get(key)
         if body is None:
-            body = self.site.error(status, message)
+            body = self.site.error(status, refusal)
             self.errors[key] = body
             if len(self.errors) > 256:
                 self.errors.popitem(last=False)
@@ -365,7 +365,7 @@ class WebView:
                                                              "Cache-Control": "no-cache"})
             after = _move_number(request) if route.move else None
             return await self._serve(request, Target(route, value, after))
-        raise declined or NotFound("there is no such page here")
+        raise declined or NotFound("no-page")
 
     # -- pages, kept -------------------------------------------------------
 
@@ -379,7 +379,7 @@ class WebView:
         if target.of_board:
             state: object = self.pages.board_state(target.arg)
             if state is None:
-                raise NotFound(f"there is no board {target.arg}")
+                raise NotFound("no-board", {"board": target.arg})
         else:
             state = (version, self.clock().date())
         if entry is not None and entry.state == state:

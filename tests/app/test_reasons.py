@@ -25,10 +25,12 @@ from pbm.trax import CODES as ENGINE_CODES
 from pbm.trax import Board, TraxError
 
 ROOT = Path(__file__).resolve().parents[2] / "pbm"
-#: The folder of each layer's modules, by the name LAYERS gives it.
-FOLDERS = {"engine": "trax", "grammar": "grammar", "domain": "domain", "app": "app"}
+#: The folders of each layer's modules, by the name LAYERS gives it (the
+#: server's web view refuses a request with the application's codes).
+FOLDERS = {"engine": ("trax",), "grammar": ("grammar",), "domain": ("domain",), "app": ("app", "server")}
 #: What makes a refusal: its classes, and the reader's ``fail``.
-MAKERS = {"TraxError", "NotationError", "IllegalMoveError", "Problem", "WordProblem", "CommandError", "fail"} | {
+MAKERS = {"TraxError", "NotationError", "IllegalMoveError", "Problem", "WordProblem", "CommandError", "fail",
+          "PageError", "NotFound", "BadRequest", "NotHere"} | {
     name for name, value in vars(domain_refusals).items()
     if isinstance(value, type) and issubclass(value, domain_refusals.PbmError)}
 
@@ -50,7 +52,8 @@ SAMPLES: dict[str, Any] = {
     "setting": "pictures", "settings": ("pictures", "digest"), "shown": 3, "status": "open", "symbol": "/",
     "title": "Trax", "to_move": "bob", "topic": "commands", "type": "int", "until": "2026-01-15 07:00 UTC",
     "used": "C3/", "userid": "alice", "value": "on", "values": ("on", "off"), "variant": "trax", "wanted": 3,
-    "what": "days", "whole": True, "word": "B2x", "words": ("resign", "propose"),
+    "what": "days", "whole": True, "word": "B2x", "words": ("resign", "propose"), "tournament": "Autumn",
+    "reason": "Request Entity Too Large",
 }
 #: Where a code takes a param of that name in a sense of its own.
 OVERRIDES: dict[tuple[str, str], Any] = {("time-too-short", "name"): "forfeit time"}
@@ -65,8 +68,8 @@ def raise_sites() -> list[tuple[str, str, str, ast.Call]]:
     """Every call that makes a refusal with a code written out: (layer,
     where, code, the call)."""
     sites = []
-    for layer, folder in FOLDERS.items():
-        for path in sorted((ROOT / folder).rglob("*.py")):
+    for layer, folders in FOLDERS.items():
+        for path in sorted(p for folder in folders for p in (ROOT / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.Call) and _name(node) in MAKERS and node.args:
                     code = node.args[0]
@@ -112,7 +115,7 @@ def test_every_code_raised_is_one_of_its_layers(layer, where, code):
 @pytest.mark.parametrize("layer", sorted(FOLDERS))
 def test_every_code_of_a_layer_is_raised_in_it(layer):
     written: set[str] = set()
-    for path in (ROOT / FOLDERS[layer]).rglob("*.py"):
+    for path in (p for folder in FOLDERS[layer] for p in (ROOT / folder).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 written.add(node.value)
