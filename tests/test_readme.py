@@ -1,13 +1,17 @@
 """The README's examples are what the code really does."""
 
 import re
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from pbm.app.compose import Renderer
 from pbm.trax import Board, IllegalMoveError, NotationError
-from pbm.trax.render import render
+from pbm.trax.render import render as render_plain
+
+#: Diagrams as mail draws them: with the words of templates/partials/diagram-words.txt.
+render = partial(render_plain, words=Renderer().diagram_words)
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 

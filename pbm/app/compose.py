@@ -26,7 +26,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from email.message import Message
 from email.utils import format_datetime
@@ -41,8 +41,8 @@ from pbm.config import ComputerConfig, Config
 from pbm.grammar import REGISTRY, usage
 from pbm.trax import VARIANTS, Board, TraxError
 from pbm.trax.picture import board_png
+from pbm.trax.render import DiagramWords, tile_diagram
 from pbm.trax.render import render as render_board
-from pbm.trax.render import tile_diagram
 
 from .messages import Attachment, Content, Head, outgoing
 from .request import CodeFor, Combined, Reply, TokenFor
@@ -215,10 +215,6 @@ def table(header: Sequence[str], rows: Iterable[Sequence[object]], align: str = 
     return "\n".join(out)
 
 
-def _diagram(board: Board, style: str = "auto", highlight_last: bool = False, hint: bool = True) -> str:
-    return render_board(board, style, highlight_last=highlight_last, hint=hint)
-
-
 @dataclass
 class _Collector:
     """The boards a reply's templates asked to picture, while it renders."""
@@ -244,12 +240,13 @@ class Renderer:
         self.env = self._environment(html=False)
         self.env.globals.update(usage=usage, registry=REGISTRY, picture=self._picture, table=table,
                                 variants=VARIANTS, computer=ComputerConfig(), reason=self.words, **globals_)
-        self.env.filters["diagram"] = _diagram
+        self.env.filters["diagram"] = self._diagram
         self.env.filters["tile_diagram"] = tile_diagram
         self.env.filters["wrap"] = wrap
         self.env.filters["reflow"] = reflow
         self.html = self._environment(html=True)  # the HTML part: every value escaped
         self._reasons: dict[str, Macro] | None = None
+        self._diagram_words: DiagramWords | None = None
 
     @classmethod
     def _environment(cls, *, html: bool) -> Environment:
@@ -303,6 +300,23 @@ class Renderer:
     def partial(self, name: str, **context: Any) -> str:
         """A template with no subject of its own, rendered."""
         return self.env.get_template(name).render(**context)
+
+    @property
+    def diagram_words(self) -> DiagramWords:
+        """The words of board diagrams, from ``partials/diagram-words.txt``."""
+        if self._diagram_words is None:
+            module = self.env.get_template("partials/diagram-words.txt").module
+
+            def worded(name: str) -> Callable[..., str]:
+                macro = getattr(module, name)
+                return lambda *args: str(macro(*args))
+
+            self._diagram_words = DiagramWords(*(worded(f.name) for f in fields(DiagramWords)))
+        return self._diagram_words
+
+    def _diagram(self, board: Board, style: str = "auto", highlight_last: bool = False, hint: bool = True) -> str:
+        """``{{ board | diagram }}``: the board drawn as text, its words from the templates."""
+        return render_board(board, style, highlight_last=highlight_last, hint=hint, words=self.diagram_words)
 
     def reasons(self) -> dict[str, Macro]:
         """Every code's macro, from every file of ``templates/errors/reasons/``

@@ -119,6 +119,12 @@ the first move is ``@0+`` or ``@0/`` (unless ``hint=False``).  A LuckyTrax
 pass places nothing: with ``highlight_last=True`` after a pass, no tile is
 marked and the legend says ``last move: pass``.
 
+The words a diagram says (the line above a band, the hint, the legend) are
+the caller's, a :class:`DiagramWords`: the application words them from
+``templates/partials/diagram-words.txt`` (the examples here show those
+words).  Without them a diagram is drawn with no words at all: no legend,
+no hint, and its bands parted by a blank line alone.
+
 :func:`tile_diagram` draws one tile on its own, as the full style draws it
 (a LuckyTrax mail shows the face drawn for the player to move)::
 
@@ -150,7 +156,23 @@ STYLES = ("auto", "full", "compact")
 #: The longest line a diagram has by default: a mail's line.
 WIDTH = 78
 
-FIRST_MOVE_HINT = "The board is empty: the first move is @0+ or @0/."
+
+
+@dataclass(frozen=True)
+class DiagramWords:
+    """What a diagram says in words, given by its caller (the engine holds
+    no sentence): ``band`` the line above a band (its first and last
+    column), ``empty`` the hint under an empty board, and the parts of the
+    legend: ``white`` and ``black`` (a mark), ``chosen`` (the mark and the
+    last move), ``forced`` (the mark), ``passed`` (how a pass is written)."""
+
+    band: Callable[[str, str], str]
+    empty: Callable[[], str]
+    white: Callable[[str], str]
+    black: Callable[[str], str]
+    chosen: Callable[[str, str], str]
+    forced: Callable[[str], str]
+    passed: Callable[[str], str]
 
 
 class Drawable(Protocol):
@@ -470,11 +492,6 @@ def _bands(picture: _Picture, style: _Style, width: int | None) -> list[tuple[in
     return bands
 
 
-def band_title(first: int, last: int) -> str:
-    """The line that introduces a band: ``Columns @ to T:``."""
-    return f"Columns {column_letters(first)} to {column_letters(last)}:"
-
-
 # ----------------------------------------------------------------------
 # notes under the diagram
 
@@ -506,18 +523,20 @@ def _wrap(parts: list[str], width: int | None, joint: str) -> list[str]:
 
 
 def _notes(board: Drawable, legend: bool, marks: dict[tuple[int, int], str], hint: bool,
-           width: int | None, highlight_last: bool = False) -> list[str]:
-    out = []
+           width: int | None, highlight_last: bool, words: DiagramWords | None) -> list[str]:
+    out: list[str] = []
+    if words is None:
+        return out
     if hint and not board.tile_count:
-        out += _wrap(FIRST_MOVE_HINT.split(" "), width, " ")
+        out += _wrap(words.empty().split(" "), width, " ")
     if legend:
-        parts = [f"{WHITE_MARK} = white", f"{BLACK_MARK} = black"]
+        parts = [words.white(WHITE_MARK), words.black(BLACK_MARK)]
         if marks:
-            parts.append(f"{CHOSEN_MARK} = last move ({board.moves[-1]})")
+            parts.append(words.chosen(CHOSEN_MARK, str(board.moves[-1])))
             if FORCED_MARK in marks.values():
-                parts.append(f"{FORCED_MARK} = tiles it forced")
+                parts.append(words.forced(FORCED_MARK))
         elif highlight_last and board.moves and str(board.moves[-1]) == PASS_WORD:
-            parts.append(f"last move: {PASS_WORD}")
+            parts.append(words.passed(PASS_WORD))
         out += _wrap(parts, width, ", ")
     return out
 
@@ -535,7 +554,7 @@ def tile_diagram(face: int) -> str:
 
 
 def render(board: Drawable, style: str = "auto", *, width: int | None = WIDTH, legend: bool = True,
-           highlight_last: bool = False, hint: bool = True) -> str:
+           highlight_last: bool = False, hint: bool = True, words: DiagramWords | None = None) -> str:
     """The position drawn as text (see the module docstring for the styles).
 
     ``style`` is ``"full"`` (large, one tile a 6x4 cell), ``"compact"`` (3
@@ -553,6 +572,8 @@ def render(board: Drawable, style: str = "auto", *, width: int | None = WIDTH, l
     each tile it forced; the legend then names the last move.  ``hint``
     says, under an empty board, what the first move is (a caller leaves it
     out where no move is to come, e.g. a game decided before its first move).
+    ``words`` says all of these, and the line above each band; without it
+    (None) the diagram has no words: no legend, no hint, no band's line.
 
     Lines are joined with newlines, with no newline after the last one and
     no trailing blanks.  Raises ``ValueError`` for an unknown style.
@@ -575,7 +596,8 @@ def render(board: Drawable, style: str = "auto", *, width: int | None = WIDTH, l
         for first, last in bands:
             if lines:
                 lines.append("")
-            lines.append(band_title(first, last))
+            if words is not None:
+                lines.append(words.band(column_letters(first), column_letters(last)))
             lines += _frame(canvas, picture, chosen, first, last)
-    lines += _notes(board, legend, marks, hint, width, highlight_last)
+    lines += _notes(board, legend, marks, hint, width, highlight_last, words)
     return "\n".join(lines)

@@ -5,6 +5,7 @@ finds the right pages."""
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -24,11 +25,13 @@ from pbm.app.help import (
 from pbm.domain.refusals import PbmError
 from pbm.grammar import GAMES, REGISTRY, Scope, usage
 from pbm.grammar.registry import PHRASES
-from pbm.trax.render import render as render_board
+from pbm.trax.render import render as render_plain
 
 SERVER = SimpleNamespace(name="Trax PBM", address="pbm@localhost")
 GAME_CHOICES = (None, *GAMES)
 MAX_LINE = 78
+#: Diagrams as help draws them, with the words of templates/partials/diagram-words.txt.
+render_board = partial(render_plain, words=Renderer().diagram_words)
 
 HELP_DIR = TEMPLATES / "help"
 ALL_HELP_TEMPLATES = sorted(

@@ -9,10 +9,16 @@ bottom-left (black takes the other two sides).
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from pbm.trax import PASS, Board, IllegalMoveError, LastTurn, Move, NotationError, TraxError, get_variant, is_pass
-from pbm.trax.render import render
+from pbm.trax.render import render as render_plain
+
+from .test_render import WORDS
+
+render = partial(render_plain, words=WORDS)  # diagrams as mail draws them
 
 FACES = (5, 10, 9, 6, 3, 12)
 

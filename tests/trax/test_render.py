@@ -12,13 +12,20 @@ however wide); the bands of columns a width brings are tested in
 from __future__ import annotations
 
 import textwrap
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from pbm.app.compose import Renderer
 from pbm.trax import Board, column_letters
 from pbm.trax import render as render_module
-from pbm.trax.render import COMPACT_BODY, FULL_INSIDE, render
+from pbm.trax.render import COMPACT_BODY, FULL_INSIDE
+from pbm.trax.render import render as render_plain
+
+#: Diagrams as mail draws them: with the words of templates/partials/diagram-words.txt.
+WORDS = Renderer().diagram_words
+render = partial(render_plain, words=WORDS)
 
 GAMES = Path(__file__).resolve().parent.parent / "data" / "human-games.tsv"
 
@@ -341,7 +348,7 @@ def test_an_unknown_style_raises_value_error():
 
 def test_str_of_a_board_is_its_full_diagram():
     board = board_of(POSITIONS["small-position"])
-    assert str(board) == render(board, "full", legend=True)
+    assert str(board) == render_plain(board, "full", legend=True)  # str() has no words
 
 
 # ----------------------------------------------------------------------
@@ -398,3 +405,15 @@ def test_the_six_compact_tiles_in_the_module_docstring_are_what_render_draws():
         drawn = [lines[2][5:8], lines[3][5:8], lines[4][5:8]]
         shown = [line.ljust(40)[8 + 5 * k : 11 + 5 * k] for line in block]
         assert drawn == shown, mask
+
+
+def test_without_words_a_diagram_says_nothing():
+    """The engine holds no sentence: the words are its caller's."""
+    board = board_of("@0/ A2+")
+    plain = render_plain(board, "full", highlight_last=True)
+    worded = render(board, "full", highlight_last=True)
+    assert worded.startswith(plain + "\n") and "white" in worded.split(plain)[1]
+    assert render_plain(Board(), "full") == "\n".join(render(Board(), "full").splitlines()[:-2])
+    wide = Board.replay(longest_game())
+    assert any(line.startswith("Columns") for line in render(wide, "full").splitlines())
+    assert not any(line.startswith("Columns") for line in render_plain(wide, "full").splitlines())

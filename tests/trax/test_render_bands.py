@@ -14,17 +14,24 @@ from __future__ import annotations
 import itertools
 import re
 import textwrap
+from functools import partial
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pbm.app.compose import Renderer
 from pbm.trax import Board, column_index, column_letters
 from pbm.trax import render as render_module
-from pbm.trax.render import COMPACT_BODY, FULL_INSIDE, WIDTH, band_title, render
+from pbm.trax.render import COMPACT_BODY, FULL_INSIDE, WIDTH
+from pbm.trax.render import render as render_plain
 
 from .test_properties import FAST, games
 from .test_render import HIGHLIGHTED, board_of, longest_game, row_of_curves
+
+#: Diagrams as mail draws them: with the words of templates/partials/diagram-words.txt.
+WORDS = Renderer().diagram_words
+render = partial(render_plain, words=WORDS)
 
 TITLE = re.compile(r"^Columns (@|[A-Z]+) to (@|[A-Z]+):$")
 
@@ -124,7 +131,7 @@ def check_diagram(board: Board, text: str, style: str, width: int | None, highli
         assert max(sizes) - min(sizes) <= 1
         assert text.count("Columns ") == len(bands)
         for first, last, _ in bands:
-            assert band_title(first, last) in lines
+            assert WORDS.band(column_letters(first), column_letters(last)) in lines
     g = len(str(rows - 1))
     drawn: dict[tuple[int, int], tuple[int, str]] = {}
     for first, last, band in bands:

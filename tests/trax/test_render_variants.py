@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from pbm.trax import Board
-from pbm.trax.render import FULL_INSIDE, render, tile_diagram
+from pbm.trax.render import FULL_INSIDE, tile_diagram
 
 from .test_minitrax import LAST as MINI_LAST
 from .test_pointtrax import LINE
-from .test_render import board_of
+from .test_render import board_of, render
 
 # The six faces drawn alone, as the full style draws a tile.
 TILES = {
