@@ -147,7 +147,7 @@ def settings(req: Request[SetArgs]) -> list[Reply]:
         req.store.set_open_challenges(user.id, a.value == "open")
     user = req.store.user_by_id(user.id)
     values = {"pictures": "on" if user.pictures else "off",
-              "digest": "off" if user.digest_hour is None else f"daily at {user.digest_hour:02d}:00 UTC",
+              "digest": "off" if user.digest_hour is None else "daily", "digest_hour": user.digest_hour,
               "challenges": "open" if user.open_challenges else "ask"}
     return [Reply("replies/settings.txt", account_addresses(req.store, user, req.sender),
                   {"userid": user.userid, "changed": a.setting, "settings": values})]
