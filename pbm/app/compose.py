@@ -10,6 +10,11 @@ first line ``Subject: ...``, a blank line, and the body::
 
     It is {{ board.to_move }}'s turn.
 
+A refusal of any layer carries a code and params, never a sentence:
+:meth:`Renderer.words` words it from ``templates/errors/reasons/`` (one macro
+per code), the one place that does, and the error templates show those words
+as ``message``.
+
 Templates are named by audience and case: ``replies/board.txt``,
 ``errors/not-your-turn.txt``, ``help/commands/move.txt``.  Undefined values
 are errors (``StrictUndefined``), so a template mistake aborts the whole
