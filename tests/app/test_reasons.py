@@ -160,3 +160,45 @@ def test_an_engine_refusal_in_a_replay_is_worded_with_the_move_that_failed():
         Board.replay(["@0/", "A1+"])
     assert refused.value.code in ENGINE_CODES
     assert RENDERER.words(refused.value) == "move 2 (A1+): A1 already holds a tile; choose an empty cell"
+
+
+#: The params of the codes that no raise site writes out as a dict (the
+#: site builds them, or picks its code from two): worded here instead.
+BUILT: dict[str, dict[str, Any]] = {
+    "ambiguous": {"move": "A1U", "cell": "A1"},
+    "no-curve": {"move": "B1C", "cell": "B1", "entries": (("white", "left"), ("white", "right"))},
+    "no-straight": {"move": "B1S", "cell": "B1", "entries": (("black", "right"), ("white", "left"))},
+    "no-such-turn": {"move": "A1L", "cell": "A1", "direction": "left"},
+    "which-curve": {"move": "A1C", "cell": "A1"},
+    "game-command": {"name": "move", "games": ("trax", "8x8trax", "minitrax")},
+    "not-game-command": {"name": "signup", "word": "trax"},
+    "only-pages": {},
+    "nag-not-first": {"nag_days": 3, "forfeit_days": 2.5},
+    "time-too-short": {"name": "total time", "floor": 1, "days": 0.5},
+    "no-help-topic": {"words": ("notaton", "xyzzy"), "guesses": ("notation", None), "game": None,
+                      "topics": ("commands", "tutorial"), "games": ("trax", "minitrax")},
+}
+
+
+def test_every_code_is_worded_by_a_raise_site_here_or_by_its_built_params():
+    written = {code for _, _, code, call in SITES if _params(code, call) is not None}
+    assert sorted(EVERY_CODE - written - set(BUILT)) == []
+    for code, params in BUILT.items():
+        text = RENDERER.words(code, **params)
+        assert text and text == text.strip() and "\n" not in text, code
+
+
+@pytest.mark.parametrize(("code", "params", "words"), [
+    ("time-too-short", {"name": "total time", "floor": 1, "days": 0.5},
+     "the total time is at least 1 day on this server, not 0.5"),
+    ("nag-not-first", {"nag_days": 3, "forfeit_days": 2.5},
+     "the nag time (3 days) must be shorter than the forfeit time (2.5 days)"),
+    ("game-command", {"name": "move", "games": ("trax", "8x8trax", "minitrax")},
+     "move is a game command: put the game type (trax, 8x8trax or minitrax) first"),
+    ("no-help-topic", BUILT["no-help-topic"],
+     "there is no help on notaton (did you mean help notation?) or xyzzy. The topics are commands, "
+     "tutorial, a game type for its rules (trax, minitrax), and the name of any command, as in help "
+     "move or help change password"),
+])
+def test_built_params_are_worded_as_before(code, params, words):
+    assert RENDERER.words(code, **params) == words
