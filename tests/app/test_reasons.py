@@ -139,11 +139,20 @@ def _params(code: str, call: ast.Call) -> dict[str, Any] | None:
     return params
 
 
-@pytest.mark.parametrize(("where", "code", "call"), [site[1:] for site in SITES], ids=[s[1] for s in SITES])
+#: The raise sites whose params are written out (the others build them:
+#: ``test_built_params_are_worded_as_before`` words those codes).
+READ_SITES = [site for site in SITES if _params(site[2], site[3]) is not None]
+
+
+def test_only_a_few_sites_build_their_params():
+    assert 0 < len(SITES) - len(READ_SITES) <= 8
+
+
+@pytest.mark.parametrize(("where", "code", "call"), [site[1:] for site in READ_SITES],
+                         ids=[s[1] for s in READ_SITES])
 def test_every_raise_site_is_worded_by_its_macro(where, code, call):
     params = _params(code, call)
-    if params is None:
-        pytest.skip(f"{where} builds its params")
+    assert params is not None
     text = RENDERER.words(domain_refusals.PbmError(code, params))
     assert text and text == text.strip() and "\n" not in text, where
 

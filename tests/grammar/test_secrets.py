@@ -20,7 +20,7 @@ from pbm.grammar import (
     parse_reply,
 )
 from pbm.grammar.parse import placed
-from pbm.grammar.words import looks_like_address
+from pbm.grammar.words import is_board_word, looks_like_address
 
 from .test_commands import ACCOUNT_CASES, GAME_CASES, TOURNAMENT_CASES
 
@@ -305,6 +305,7 @@ DIGEST_LINES = ("101 bob {pw} A0+", "101 A0+ bob {pw}", "{pw} A0+", "trax move 1
 @example(password="hunter2")
 def test_a_digest_line_with_a_login_is_refused_with_the_login_masked(password):
     assume(not placed(password) and password.lower() not in ("101", "bob", "a0+"))
+    assume(not is_board_word(password))  # "Ab-1 A0+" is a move on a tournament board, no login
     assume(all(password not in reply_shown(line.format(pw="Zq9Zq9Zq9") + "\n", digest=True) for line in DIGEST_LINES))
     for line in (template.format(pw=password) for template in DIGEST_LINES):
         (error,) = parse_reply(line + "\n", digest=True).lines
