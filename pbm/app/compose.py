@@ -145,15 +145,21 @@ def fill(words: list[str], width: int, first: str = "", rest: str = "") -> list[
 
 def wrap(text: str, width: int = WIDTH, hang: int = 0) -> str:
     """Each line of ``text`` folded at blanks to at most ``width`` columns;
-    a continuation keeps the line's own indent plus ``hang`` blanks.  A word
-    longer than a whole line (an address, a URL) is cut where it must be."""
+    a continuation keeps the line's own indent plus ``hang`` blanks, under
+    the text after a label padded to the hang (``"Ending:    when ..."``,
+    whose blanks are kept).  A word longer than a whole line (an address, a
+    URL) is cut where it must be."""
     out: list[str] = []
     for line in str(text).split("\n"):
         if len(line) <= width:
             out.append(line)
             continue
         indent = line[: len(line) - len(line.lstrip(" "))]
-        out += fill(line.split(), width, indent, indent + " " * hang)
+        label = len(indent) + hang  # "Ending:    when ...": the label keeps its blanks
+        if hang and line[label - 1: label] == " " and line[label: label + 1] not in ("", " "):
+            out += fill(line[label:].split(), width, line[:label], indent + " " * hang)
+        else:
+            out += fill(line.split(), width, indent, indent + " " * hang)
     return "\n".join(out)
 
 

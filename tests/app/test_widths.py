@@ -470,3 +470,13 @@ def test_the_composer_folds_whatever_a_player_sends(session):
     assert mover is not None and replies
     for msg in replies:
         assert all(len(line) <= WIDTH for line in text_of(msg).split("\n"))
+
+
+@pytest.mark.parametrize(("label", "hang"), [("Ending:    ", 11), ("Your command:  ", 15), ("Scores:    ", 11)])
+def test_a_label_padded_to_the_hang_keeps_its_blanks_and_the_text_lines_up(label, hang):
+    text = label + " ".join(["word"] * 40)
+    lines = wrap(text, hang=hang).splitlines()
+    assert len(lines) > 1 and lines[0].startswith(label + "word")
+    starts = {len(line) - len(line.lstrip(" ")) for line in lines[1:]}
+    assert starts == {hang} == {len(label)}
+    assert all(len(line) <= 78 for line in lines)
