@@ -79,6 +79,7 @@ def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewe
         "winner": game.player(outcome_winner).userid if outcome_winner else None,
         "winner_colour": outcome_winner,
         "reason": row.reason,
+        "area_full": variant.max_size is not None and board.tile_count == variant.max_size ** 2,
         "rated": bool(row.rated),
         "awaiting": names.get(row.challenged_id or 0) if game.active and consent.awaited(row) else None,
         "moves": listed,

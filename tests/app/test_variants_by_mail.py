@@ -94,6 +94,19 @@ def greedy_scorer(rng: random.Random):
 # MiniTrax
 
 
+def test_a_minitrax_game_that_fills_its_area_says_so(players):
+    """The 3x3 area full: the player of the last tile loses, and the end
+    mail says the area is full (not that no tile could be played without a
+    win, which is the other way the 2017 ending comes)."""
+    players.send(A, "minitrax challenge alice bob apple")
+    for n, move in enumerate(["@0+", "@1+", "@1/", "B2\\", "B3\\"], start=1):
+        who, address, password = ("alice", A, "apple") if n % 2 else ("bob", B, "banana")
+        replies = players.send(address, f"minitrax move 101 {who} {password} {move}")
+    row = stored(players)
+    assert (row.status, row.reason, row.winner) == ("finished", "lasttile", "black")
+    assert "Game won by bob: the area is full, and alice played its last tile." in flat(replies[0])
+
+
 def test_a_minitrax_game_to_its_end_with_the_2017_ending(players):
     new = players.send(A, "minitrax challenge alice bob apple")
     assert [m["Subject"] for m in new] == ["New MiniTrax Board 101 alice"] * 2
@@ -106,7 +119,9 @@ def test_a_minitrax_game_to_its_end_with_the_2017_ending(players):
     final = text_of(replies[0])
     if row.reason == "lasttile":
         loser = "alice" if row.winner == "black" else "bob"
-        assert f"{loser} played the last one" in flat(replies[0])
+        full = board.tile_count == 9
+        assert (f"the area is full, and {loser} played its last tile" if full else
+                f"{loser} played the last one") in flat(replies[0])
     assert "Game won by" in final
     (table,) = players.send("x@example.org", "minitrax standings")
     assert table["Subject"] == "MiniTrax Standings" and "alice" in text_of(table)
