@@ -308,13 +308,13 @@ def test_every_command_with_arguments_complains_when_they_are_missing():
 # --- the command word itself ---------------------------------------------------------------
 
 WORD_CASES = [
-    ("", ["there is no command here; send help for the list of commands"], None, None),
+    ("", ["there is no command here; send help commands for the list of commands"], None, None),
     ("  \t ", ["there is no command here"], None, None),
     # a word in the name's place that reads as no word of the language may be a password: named by its place
-    ("hello there", ["the first word is not a command; send help for the list of commands"], None, "******** ..."),
+    ("hello there", ["the first word is not a command; send help commands for the list of commands"], None, "******** ..."),
     (
         "shwo 101",
-        ["shwo is not a command (did you mean trax show?); send help for the list of commands"],
+        ["shwo is not a command (did you mean trax show?); send help commands for the list of commands"],
         None,
         "shwo ...",
     ),
@@ -327,7 +327,7 @@ WORD_CASES = [
     ("trx show 101", ["trx is not a command (did you mean trax?)"], None, "trx ..."),
     (
         "trax moev 101 alice s3cret B2/",
-        [("moev is not a trax command (did you mean move?); send trax help for the list of commands")],
+        [("moev is not a trax command (did you mean move?); send trax help commands for the list of commands")],
         None,
         "trax moev ...",
     ),
