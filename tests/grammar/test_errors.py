@@ -311,7 +311,8 @@ WORD_CASES = [
     ("", ["there is no command here; send help commands for the list of commands"], None, None),
     ("  \t ", ["there is no command here"], None, None),
     # a word in the name's place that reads as no word of the language may be a password: named by its place
-    ("hello there", ["the first word is not a command; send help commands for the list of commands"], None, "******** ..."),
+    ("hello there", ["the first word is not a command; send help commands for the list of commands"], None,
+     "******** ..."),
     (
         "shwo 101",
         ["shwo is not a command (did you mean trax show?); send help commands for the list of commands"],
