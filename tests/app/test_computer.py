@@ -60,6 +60,10 @@ def test_a_challenge_to_the_computer_queues_its_first_move_when_it_starts(vs):
     assert row.level == 2
     jobs = open_jobs(vs)
     assert [(j.board, j.ply, j.pending) for j in jobs] == [(101, 0, "")]
+    new = " ".join(text_of(replies[0]).split())
+    assert "computer plays white and moves first, alice plays black. computer plays at level 2." in new
+    assert "computer moves next (level 2): its move comes to you by mail" in new
+    assert "PASSWORD" not in new  # nobody is asked to fill in the computer's password
     mails = run_jobs(vs)
     assert board(vs).ply == 1
     assert [to_of(m) for m in mails] == [A]
