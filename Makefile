@@ -45,7 +45,7 @@ bench-compare:
 ## rewrite tests/slowest.txt from a quick run, one test at a time (about five minutes;
 ## a failing test stops it before the list is written)
 slowest:
-	$(FAST_ENV) $(PYTHON) -m pytest -q $(QUICK) --time-tests .pytest_cache/pbm-times.json
+	$(FAST_ENV) $(PYTHON) -m pytest -q $(QUICK) --time-tests=.pytest_cache/pbm-times.json
 	$(PYTHON) .ci/slowest.py .pytest_cache/pbm-times.json --limit $(LIMIT)
 
 ## the commit-msg hook (.ci/commit-msg: subjects of at most 72 characters), once per clone
