@@ -236,6 +236,10 @@ class _Collector:
     def marker(self, index: int) -> str:
         return f"\x00{self.nonce}:{index}\x00"
 
+    @property
+    def end(self) -> str:
+        return f"\x00{self.nonce}:end\x00"
+
 
 _collecting: ContextVar[_Collector | None] = ContextVar("pbm_pictures", default=None)
 
@@ -249,8 +253,9 @@ class Renderer:
 
     def __init__(self, **globals_: Any) -> None:
         self.env = self._environment(html=False)
-        self.env.globals.update(usage=usage, registry=REGISTRY, picture=self._picture, table=table,
-                                variants=VARIANTS, computer=ComputerConfig(), reason=self.words, **globals_)
+        self.env.globals.update(usage=usage, registry=REGISTRY, picture=self._picture,
+                                picture_end=self._picture_end, table=table, variants=VARIANTS,
+                                computer=ComputerConfig(), reason=self.words, **globals_)
         self.env.filters["diagram"] = self._diagram
         self.env.filters["tile_diagram"] = tile_diagram
         self.env.filters["wrap"] = wrap
@@ -283,6 +288,14 @@ class Renderer:
         else:
             collector.boards.append((board, None))
         return collector.marker(len(collector.boards) - 1)
+
+    @staticmethod
+    def _picture_end() -> str:
+        """``{{ picture_end() }}``: where the board a ``picture`` began ends
+        (the HTML part shows the board as a card up to here; the text part
+        leaves the line out)."""
+        collector = _collecting.get()
+        return "" if collector is None else collector.end
 
     @contextmanager
     def collecting(self) -> Iterator[_Collector]:
@@ -429,7 +442,7 @@ class Composer:
             return text
         # a marker stands on a line of its own (the text part drops the line);
         # one made with another nonce is text a player wrote: it stays
-        lines = text.body.split("\n")
+        lines = [line for line in text.body.split("\n") if line != collector.end]
         markers = {collector.marker(i): i for i in range(len(collector.boards))}
         plain = "\n".join(line for line in lines if line not in markers)
         if not self.config.server.pictures:
