@@ -379,6 +379,7 @@ GAME_SPECS = (
         parse_move,
         secret_positions=(2,),
         aliases=("board", "mvoe"),
+        drawn_arguments="BOARD USERID PASSWORD CELL[#N]",
     ),
     CommandSpec(
         "queue",
@@ -408,6 +409,7 @@ GAME_SPECS = (
         "BOARD USERID PASSWORD MOVE[#N]",
         parse_move,
         secret_positions=(2,),
+        drawn_arguments="BOARD USERID PASSWORD CELL[#N]",
     ),
     CommandSpec(
         "confirm",

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
 from pbm.secret import MASK, Secret
-from pbm.trax import TraxError
+from pbm.trax import VARIANTS, TraxError
 
 from .refusals import Refused
 from .words import Problem, UserId, WordProblem, is_board_number
@@ -101,6 +101,7 @@ class CommandSpec:
     aliases: tuple[str, ...] = ()
     options: tuple[Option, ...] = ()
     shortest: int | None = None  # the old server took any start of the name this long or longer
+    drawn_arguments: str | None = None  # the usage in a game whose tile is drawn (LuckyTrax: a cell)
 
     @property
     def abbreviations(self) -> tuple[str, ...]:
@@ -111,14 +112,18 @@ class CommandSpec:
 
     def usage(self, game: str | None = None) -> str:
         """The usage line; for a game command ``game`` fills in the game type
-        (``<game>`` when it is ``None``)."""
+        (``<game>`` when it is ``None``); in a game type whose tile is drawn
+        for the player, ``drawn_arguments`` when the command has them."""
+        arguments = self.arguments
+        if game and self.drawn_arguments and game.lower() in VARIANTS and VARIANTS[game.lower()].drawn:
+            arguments = self.drawn_arguments
         if self.scope is Scope.GAME:
             head = f"{game or '<game>'} {self.name}"
         elif self.scope is Scope.EITHER and game:
             head = f"{game} {self.name}"
         else:
             head = self.name
-        return f"{head} {self.arguments}".rstrip()
+        return f"{head} {arguments}".rstrip()
 
     @property
     def is_game_command(self) -> bool:

@@ -14,6 +14,7 @@ import pbm.domain.luck as luck
 from pbm.trax import Board
 
 from .conftest import flat, is_error, text_of, to_of
+from .replies import client_reply
 from .test_tournaments import boards, pw, send
 
 A, B = "alice@example.org", "bob@example.org"
@@ -207,6 +208,23 @@ def test_luckytrax_refuses_another_tile_and_passes_a_tile_that_fits_nowhere(play
     players.send(A, f"luckytrax move 101 alice apple {cell}#3")
     (record,) = players.send("x@example.org", "luckytrax record 101")
     assert "2. pass (drawn: + white across)" in text_of(record)
+
+
+def test_a_wrong_luckytrax_cell_gets_a_cell_as_its_right_form(players):
+    new = players.send(A, "luckytrax challenge alice bob apple")
+    (refused,) = players.send(A, "luckytrax move 101 alice apple C7")
+    assert "the tile drawn for you cannot go at C7" in flat(refused)
+    assert "The right form: luckytrax move BOARD USERID PASSWORD CELL[#N]" in flat(refused)
+    assert "MOVE[#N]" not in flat(refused)
+    # by Reply: the right form of a reply asks for a cell too
+    (mine,) = [m for m in new if to_of(m) == A]
+    (refused,) = players.deliver(client_reply(mine, A, "C7", when=players.clock.now))
+    assert "the tile drawn for you cannot go at C7" in flat(refused)
+    assert "The right form: the first line of your reply: your cell (C3)" in flat(refused)
+    # other game types keep the move
+    players.send(A, "trax challenge alice bob apple")
+    (refused,) = players.send(A, "trax move 102 alice apple Z9/")
+    assert "The right form: trax move BOARD USERID PASSWORD MOVE[#N]" in flat(refused)
 
 
 # ----------------------------------------------------------------------------
