@@ -5,7 +5,7 @@ lock, a one-time code.  Each function turns what the domain reports into
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pbm.domain import limits
@@ -43,14 +43,35 @@ def watchers(ctx: Context, game: Game, *, results_only: bool) -> tuple[str, ...]
     return tuple(dict.fromkeys(out))
 
 
+def move_by_reply(ctx: Context, game: Game, addresses: Iterable[str]) -> dict[str, TokenFor]:
+    """The reply tokens that let the player to move answer a mail about
+    ``game`` by pressing Reply: one for each of ``addresses`` that is one of
+    his own (confirmed) addresses, while the game goes on, he is a person
+    and replies move on this server; empty when none is (the mail then
+    must not tell him to reply: ``view.by_reply`` stays None)."""
+    if not (ctx.config.server.reply_moves and game.active) or game.to_move.computer:
+        return {}
+    mover = game.to_move
+    own = {a.lower() for a in game_addresses(ctx.store, mover)}
+    return {a: TokenFor(mover.id, game.number, game.board.ply) for a in addresses if a.lower() in own}
+
+
+def answerable(view: dict[str, Any], tokens: Mapping[str, object], form: str = "board") -> dict[str, Any]:
+    """``view`` as a mail shows it whose copies to the player to move carry
+    his reply token (``tokens``: theirs, empty when none does): its next
+    step tells him to reply (``form``: with the move, or a digest's lines)."""
+    return {**view, "by_reply": form} if tokens else view
+
+
 def board_mail(ctx: Context, game: Game, *, events: Sequence[BoardEvent] | None = None, comment: str = "",
                author: str | None = None, template: str = "replies/board.txt") -> Reply:
     """The board as it stands, to its players and observers (to those who
     follow results only once it is finished); ``comment`` is what ``author``
     wrote with the command.  While the game goes on, each player's copy
-    carries a reply token, and the player to move does not get the mail of
-    an opponent's move if they take a daily digest; a finished game's mail
-    carries its record."""
+    carries a reply token (and the mail tells the player to move to reply
+    when his copies carry his), and the player to move does not get the
+    mail of an opponent's move if they take a daily digest; a finished
+    game's mail carries its record."""
     to = watchers(ctx, game, results_only=not game.active)
     tokens: dict[str, TokenFor] = {}
     if game.active:
@@ -60,9 +81,10 @@ def board_mail(ctx: Context, game: Game, *, events: Sequence[BoardEvent] | None 
         for user in (game.white, game.black):
             for address in game_addresses(ctx.store, user):
                 tokens[address] = TokenFor(user.id, game.number, game.board.ply)
+    view = answerable(board_view(ctx, game), move_by_reply(ctx, game, to))
     return Reply(
         template, to,
-        {"view": board_view(ctx, game), "events": events or [], "comment": comment, "author": author},
+        {"view": view, "events": events or [], "comment": comment, "author": author},
         tokens=tokens, record=None if game.active else f"{game.row.game}-{game.number}.txt",
     )
 
@@ -192,7 +214,9 @@ def digest_mail(ctx: Context, user: User) -> Reply | None:
     for row in rows:
         game = load_game(ctx, row.number)
         u = urgency(ctx, row)
-        boards.append({"view": board_view(ctx, game), "to_nag": span(u.to_nag), "to_forfeit": span(u.to_forfeit)})
+        view = answerable(board_view(ctx, game), move_by_reply(ctx, game, game_addresses(ctx.store, user)),
+                          "digest")
+        boards.append({"view": view, "to_nag": span(u.to_nag), "to_forfeit": span(u.to_forfeit)})
         shown.append((game.number, game.board.ply))
     addresses = game_addresses(ctx.store, user)
     token = TokenFor(user.id, boards=tuple(shown))

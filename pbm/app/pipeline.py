@@ -49,7 +49,15 @@ from .handlers import HANDLERS
 from .handlers.computer_moves import computer_turn
 from .handlers.reply import act
 from .messages import Content, Head, outgoing, wire_bytes
-from .notices import address_reply, bounce_notices, lock_notice, probe_mail, refused_notice
+from .notices import (
+    address_reply,
+    answerable,
+    bounce_notices,
+    lock_notice,
+    move_by_reply,
+    probe_mail,
+    refused_notice,
+)
 from .reading import body_text, header_text
 from .reports import bounce_tags, report_action
 from .request import Combined, Reply, Request, TokenFor
@@ -119,29 +127,34 @@ def quoted(command: Command, exc: PbmError | None = None) -> str:
     return command.name_only() if isinstance(exc, NotAllowedError | AccountLockedError) else command.redacted()
 
 
-def error_reply(ctx: Context, sender: str, exc: PbmError, *, command: Command | None = None) -> Reply:
+def error_reply(ctx: Context, sender: str, exc: PbmError, *, command: Command | None = None,
+                game: Game | None = None) -> Reply:
     """The one place a refusal becomes a reply: the error's template, what
     was wrong, the command as sent (passwords masked, see :func:`quoted`)
-    and its right form, and the board or position the error is about."""
+    and its right form, and the board or position the error is about (or
+    else ``game``, the board of the mail the command answered)."""
     context: dict[str, Any] = {"command": None, "refusal": exc, "right_form": None, "reply_form": None,
                                "view": None, "position": exc.position}
     if command is not None:
         context.update(command=quoted(command, exc), right_form=command.spec.usage(command.game))
     tokens: dict[str, TokenFor] = {}
-    if isinstance(exc.view_game, Game):
-        game = exc.view_game
-        context["view"] = board_view(ctx, game)
+    game = exc.view_game if isinstance(exc.view_game, Game) else game
+    if game is not None:
         for user in (game.white, game.black):  # a player can answer the board shown by pressing Reply
             if game.active and sender.lower() in (a.lower() for a in game_addresses(ctx.store, user)):
                 tokens[sender] = TokenFor(user.id, game.number, game.board.ply)
+        context["view"] = answerable(board_view(ctx, game), move_by_reply(ctx, game, (sender,)))
     return Reply(f"errors/{exc.template}.txt", (sender,), context, tokens=tokens)
 
 
-def reply_error(ctx: Context, sender: str, exc: PbmError, line: str | None, *, digest: bool = False) -> Reply:
+def reply_error(ctx: Context, sender: str, exc: PbmError, line: str | None, *, digest: bool = False,
+                game: Game | None = None) -> Reply:
     """The error reply to a reply to a board mail: it quotes the line it
     answers (``reply_form`` says it was a reply's), says what was wrong and
-    how a reply (``digest``: to a digest) is written."""
-    reply = error_reply(ctx, sender, exc)
+    how a reply (``digest``: to a digest) is written; it shows ``game``
+    (the board the reply was about) when the error names no board, and
+    so it can be answered by Reply in turn."""
+    reply = error_reply(ctx, sender, exc, game=game)
     return replace(reply, context={**reply.context, "command": line or None,
                                    "reply_form": "digest" if digest else "board"})
 
@@ -391,10 +404,16 @@ class Pipeline:
         bounces.authenticated(ctx, [target.user.id])
         drawn = any(load_game(ctx, n).board.variant.drawn for n in target.boards)
         read = parse_reply(body, digest=target.digest, cells=drawn, max_lines=self.config.limits.max_command_lines)
+
+        def shown() -> Game | None:
+            """The board an error about a reply to a board mail shows (as it
+            stands after the line's rollback), to be answered by Reply in turn."""
+            return None if target.digest else load_game(ctx, next(iter(target.boards)))
+
         for line in read.lines:
             if isinstance(line, CommandError):
                 replies.append(reply_error(ctx, sender, ReplyRefusedError(line.code, line.params), line.text,
-                                           digest=target.digest))
+                                           digest=target.digest, game=shown()))
                 done.append(f"reply error: {line}")
                 tally.append(("reply", Outcome.UNREADABLE))
                 continue
@@ -404,7 +423,7 @@ class Pipeline:
                 done.append(f"reply {line.text}")
                 tally.append(("reply", Outcome.DONE))
             except PbmError as exc:
-                replies.append(reply_error(ctx, sender, exc, line.text))
+                replies.append(reply_error(ctx, sender, exc, line.text, game=shown()))
                 done.append(f"reply {line.text}: {exc}")
                 tally.append(("reply", Outcome.REFUSED))
         if target.digest:

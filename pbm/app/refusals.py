@@ -22,7 +22,8 @@ CODES = frozenset({
     # moves
     "submit-tile", "queue-drawn", "preview-refused",
     # replies to board mails and digests
-    "not-in-digest", "reply-moved-on", "reply-used", "unknown-reply-target",
+    "not-in-digest", "reply-moved-on", "reply-used", "unknown-reply-target", "reply-moves-several",
+    "reply-no-legal-move",
     # the web view's error pages (PageError, raised by pbm.app.web_data and pbm.server.web)
     "no-board", "no-position", "no-player", "no-game-type", "no-tournament", "no-page", "only-pages",
     "http-error", "page-failed", "move-number-twice", "move-number-form",

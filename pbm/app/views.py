@@ -90,6 +90,10 @@ def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewe
         "last_turn": last_turn_view(game, board),
         "next": {"userid": game.player(board.turn).userid, "number": board.ply + 1,
                  "computer": game.player(board.turn).computer} if current else None,
+        # how the player to move may answer this mail: "board" (a reply's first line is
+        # the move), "digest" (a line "BOARD MOVE"), None (a reply cannot move): set by
+        # whoever makes the mail, which knows whether his copy carries his reply token
+        "by_reply": None,
         "level": row.level,
         "pending": pending,
         "queued": queued,

@@ -72,6 +72,7 @@ from .game_commands import (
 )
 from .mail import (
     MAX_COMMANDS,
+    LooseLine,
     MailCommands,
     ReplyBody,
     ReplyLine,
@@ -115,6 +116,7 @@ __all__ = [
     "HelpArgs",
     "LimitArgs",
     "LoginArgs",
+    "LooseLine",
     "MailCommands",
     "MessageArgs",
     "MoveArgs",

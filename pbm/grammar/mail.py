@@ -15,7 +15,7 @@ from .parse import looks_like_command, parse_command, placed
 from .registry import GAMES
 from .spec import CommandError, shorten
 from .subject import clean_line, decode_subject
-from .words import Problem, WrittenMove, read_board, read_move
+from .words import Problem, WordProblem, WrittenMove, read_board, read_move
 
 MAX_COMMANDS = 100
 MAX_COMMENT_LENGTH = 4000
@@ -262,6 +262,13 @@ def _mask_passwords(comment: str, items: Sequence[Command | CommandError]) -> st
 REPLY_WORDS = {"resign": "resign", "draw": "propose", "propose": "propose", "accept": "accept",
                "reject": "reject", "undo": "undo", "show": "show"}
 
+#: The words a reply may hold instead of a move, as the mails name them
+#: (``propose`` is read too, but ``draw`` is the reply's word for it).
+REPLY_WORDS_NAMED = ("resign", "draw", "accept", "reject", "undo", "show")
+
+#: What may stand around a move written in a sentence ("(B0/)", "B0/!").
+_AROUND = "\"'([{<>}]),.;:!?"
+
 
 @dataclass(frozen=True, slots=True)
 class ReplyLine:
@@ -274,11 +281,26 @@ class ReplyLine:
 
 
 @dataclass(frozen=True, slots=True)
+class LooseLine:
+    """The first line of a reply to a board mail that is not a move but
+    names tiles in its words ("Nice one! I will play B0/ now"): which of
+    ``moves`` it means, if any, only the board can tell (the one of them
+    that is legal there), which is not the grammar's business.  ``text``
+    is the line as it may be quoted back: its moves, the other words
+    masked (they may be a login typed by habit, ``alice PASSWORD C3/``)."""
+
+    text: str
+    board: int | str | None
+    moves: tuple[WrittenMove, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ReplyBody:
-    """A reply read: its lines (each a :class:`ReplyLine`, or the
+    """A reply read: its lines (each a :class:`ReplyLine`, a
+    :class:`LooseLine` whose move the board decides, or the
     :class:`CommandError` of a line that is neither) and the comment."""
 
-    lines: tuple[ReplyLine | CommandError, ...]
+    lines: tuple[ReplyLine | LooseLine | CommandError, ...]
     comment: str
 
 
@@ -299,7 +321,31 @@ def _masked_line(words: Sequence[str], *, cells: bool) -> str:
     )
 
 
-def _reply_line(line: str, *, digest: bool, cells: bool) -> ReplyLine | CommandError:
+def _tiles_in(words: Sequence[str], *, cells: bool) -> tuple[WrittenMove, ...]:
+    """The words of a sentence that read as tiles (or, with ``cells``, as
+    cells), stripped of the punctuation around them; each once."""
+    found: list[WrittenMove] = []
+    for word in words:
+        try:
+            move = read_move(word.strip(_AROUND), words=False, cells=cells)
+        except Problem:
+            continue
+        if move not in found:
+            found.append(move)
+    return tuple(found)
+
+
+def _loose(error: CommandError, words: Sequence[str], board: int | str | None, *, digest: bool,
+           cells: bool) -> LooseLine | CommandError:
+    """A board mail's reply line whose first word is no move: a
+    :class:`LooseLine` when later words name tiles, else ``error``."""
+    moves = () if digest else _tiles_in(words[1:], cells=cells)
+    if not moves:
+        return error
+    return LooseLine(_masked_line(words, cells=cells), board, moves)
+
+
+def _reply_line(line: str, *, digest: bool, cells: bool) -> ReplyLine | LooseLine | CommandError:
     """One line of a reply read as a move.  A word that could be a
     password is never quoted: a digest's line of more than a board and a
     move is quoted with only its boards and moves; a line whose first word
@@ -328,12 +374,16 @@ def _reply_line(line: str, *, digest: bool, cells: bool) -> ReplyLine | CommandE
     try:
         move = read_move(meaning + word[len(word.partition("#")[0]):] if meaning else word, cells=cells)
     except Problem as problem:
+        if isinstance(problem, WordProblem):  # the words a reply takes instead, as the mails name them
+            problem = WordProblem(problem.code, {**problem.params, "words": REPLY_WORDS_NAMED})
         if any(_reads_as_move(w, cells=cells) for w in words[1:]) and not placed(word):
             # "alice PASSWORD C3/": the words before the move are a login typed by habit
             head = [str(board)] if board is not None else []
-            return CommandError("reply-login-first", {"digest": digest},
-                                text=_masked_line([*head, *words], cells=cells))
-        return CommandError("reply-not-a-move", {"word": shorten(word), "problem": problem}, text=shown)
+            error = CommandError("reply-login-first", {"digest": digest},
+                                 text=_masked_line([*head, *words], cells=cells))
+        else:
+            error = CommandError("reply-not-a-move", {"word": shorten(word), "problem": problem}, text=shown)
+        return _loose(error, words, board, digest=digest, cells=cells)
     return ReplyLine(shown, board, move)
 
 
@@ -348,13 +398,15 @@ def parse_reply(body: str, *, digest: bool = False, cells: bool = False,
     reply has a line ``BOARD MOVE`` for each board, as many as come first);
     the lines after it, quotes and signature cut, are the comment.  Words
     after the move on its own line are ignored (``C3/ alice PASSWORD``: a
-    login typed by habit is never relayed).  With ``cells`` a cell alone
-    (LuckyTrax) is a move.  Never raises."""
+    login typed by habit is never relayed).  A first line that begins with
+    other words but names tiles ("I will play B0/ now") is a
+    :class:`LooseLine`: the board decides which, if any, it means.  With
+    ``cells`` a cell alone (LuckyTrax) is a move.  Never raises."""
     body = body if isinstance(body, str) else ""
     lines = _command_lines(body)
     if not lines:
         return ReplyBody((CommandError("reply-empty"),), "")
-    read: list[ReplyLine | CommandError] = []
+    read: list[ReplyLine | LooseLine | CommandError] = []
     last = lines[0][0]
     for number, line in lines[:max_lines]:
         item = _reply_line(line, digest=digest, cells=cells)

@@ -117,13 +117,19 @@ def test_a_login_after_the_move_of_a_reply_is_ignored_not_relayed(players):
     to_bob = mine(replies, B)
     assert "alice writes:" in flat(to_bob) and "Good luck, Bob!" in flat(to_bob)
     assert_never_echoed(mail, replies, "apple")
-    # a login before the move: refused, masked
+    # a login before the move: the one legal move of the line is played, the login neither
+    # quoted nor relayed
     replies = mail.deliver(client_reply(mine(replies, B), B, "bob banana B1+", when=mail.clock.now))
-    (error,) = replies
-    assert is_error(error) and "the first word is no move" in flat(error)
-    assert "******** ******** B1+ (in your reply)" in flat(error)
+    assert not any(is_error(r) for r in replies)
     assert_never_echoed(mail, replies, "banana")
-    assert moves_of(mail) == ["@0+"]
+    assert moves_of(mail) == ["@0+", "B1+"]
+    # two moves after it, both legal: refused, the login masked
+    replies = mail.deliver(client_reply(mine(replies, A), A, "alice apple C1+ A2+", when=mail.clock.now))
+    (error,) = replies
+    assert is_error(error) and "names more than one move that is legal here" in flat(error)
+    assert "******** ******** C1+ A2+ (in your reply)" in flat(error)
+    assert_never_echoed(mail, replies, "apple")
+    assert moves_of(mail) == ["@0+", "B1+"]
 
 
 

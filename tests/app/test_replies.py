@@ -12,6 +12,7 @@ import pytest
 
 from pbm.app.pipeline import Pipeline
 from pbm.app.ticker import run_tick
+from pbm.config import load_config
 from pbm.domain.reply_tokens import lookup
 from pbm.domain.store import Store
 from pbm.trax import Board
@@ -246,3 +247,117 @@ def test_a_reply_to_an_observers_copy_does_nothing(players, first):
     (answer,) = reply(mail, mine(played, C), C, first)
     assert is_error(answer) and moves_of(mail) == ["@0/"]
     assert Board.replay(moves_of(mail)).ply == 1
+
+
+# --- every mail that says "reply" can be answered by Reply (issue 30) -----------------------------
+
+REPLY_SAYS = "reply to this mail with the move on the first line"
+CANNOT = "a reply to this mail cannot play the move"
+
+
+def carries_token(msg) -> bool:
+    return str(msg["Message-ID"]).startswith("<r-")
+
+
+def test_a_show_asked_by_the_player_to_move_can_be_answered_by_reply(players):
+    mail = players
+    mail.send(A, "trax challenge alice bob apple")
+    (shown,) = mail.send(A, "trax show 101")
+    assert carries_token(shown) and REPLY_SAYS in flat(shown)
+    replies = reply(mail, shown, A, "@0/")
+    assert not is_error(replies[0]) and moves_of(mail) == ["@0/"]
+    # the same show asked by the other player, or from an address that is not alice's:
+    # no token for alice there, and the mail does not tell her to reply
+    for sender in (A, B, C):
+        (shown,) = mail.send(sender, "trax show 101")
+        if sender == B:  # bob is to move now: his own show carries his token
+            assert carries_token(shown) and REPLY_SAYS in flat(shown)
+            continue
+        assert not carries_token(shown)
+        assert REPLY_SAYS not in flat(shown) and CANNOT in flat(shown)
+        assert "trax move 101 bob PASSWORD <move>#2" in text_of(shown)
+    # a show of two boards carries no token: none of its boards says reply
+    mail.send(A, "trax challenge alice bob apple")
+    (both,) = mail.send(B, "trax show 101 102")
+    assert not carries_token(both) and REPLY_SAYS not in flat(both)
+
+
+def test_a_mail_whose_copy_to_the_mover_has_no_token_does_not_say_reply(players, tmp_path):
+    mail = players
+    # a challenge sent from an address that is not alice's: her copy there has no token
+    new = mail.send("alice.at.work@example.net", "trax challenge alice bob apple")
+    own, other = mine(new, A), mine(new, "alice.at.work@example.net")
+    assert carries_token(own) and REPLY_SAYS in flat(own)
+    assert not carries_token(other) and REPLY_SAYS not in flat(other) and CANNOT in flat(other)
+    # on a server where replies do not move, no mail says reply
+    path = tmp_path / "pbm.toml"
+    path.write_text(path.read_text().replace('name = "Trax PBM"\n', 'name = "Trax PBM"\nreply_moves = false\n'))
+    config = load_config(path)
+    store = Store(tmp_path / "off.sqlite3")
+    try:
+        off = Mailbox(Pipeline(store, config), Clock())
+        off.send(A, "signup alice apple")
+        off.send(B, "signup bob banana")
+        new = off.send(A, "trax challenge alice bob apple")
+        assert sorted(to_of(m) for m in new) == [A, B]
+        (shown,) = off.send(A, "trax show 101")
+        for msg in (*new, shown):
+            assert not carries_token(msg) and "reply to this mail" not in flat(msg)
+            assert "fill in the password and the move" in flat(msg)
+    finally:
+        store.close()
+
+
+def test_an_error_reply_to_a_reply_shows_the_board_and_can_be_answered(players):
+    mail = players
+    new = mail.send(A, "trax challenge alice bob apple")
+    (error,) = reply(mail, mine(new, A), A, "Nice")
+    assert is_error(error) and "Nice is no move" in flat(error)
+    assert "Trax board 101" in text_of(error) and carries_token(error)  # the board, and a token
+    assert REPLY_SAYS in flat(error)
+    # the words a reply takes instead of a move, as the mail's right form names them
+    assert "instead of a move you may write resign, draw, accept, reject, undo, show" in flat(error)
+    assert "propose" not in flat(error)
+    # the error itself is answered by Reply; a move anywhere in the first line is read
+    replies = reply(mail, error, A, "Nice one! I will play @0/ now.")
+    assert not is_error(replies[0]) and moves_of(mail) == ["@0/"]
+    assert "alice played @0/" in flat(mine(replies, B))
+    assert "Nice one" not in flat(mine(replies, B))  # the first line is the move, not a comment
+
+
+def test_a_first_line_naming_moves_plays_the_one_legal_or_says_why_not(players):
+    mail = players
+    new = mail.send(A, "trax challenge alice bob apple")
+    replies = reply(mail, mine(new, A), A, "@0+")
+    # two moves named, one legal (A1 holds a tile): that one is played
+    replies = reply(mail, mine(replies, B), B, "Hmm, A1+ or rather B1+?")
+    assert not is_error(replies[0]) and moves_of(mail) == ["@0+", "B1+"]
+    # two legal moves: refused, with the board and a token, nothing played
+    (error,) = reply(mail, mine(replies, A), A, "Either C1+ or A2+, you choose")
+    assert is_error(error) and "names more than one move that is legal here" in flat(error)
+    assert carries_token(error) and "Trax board 101" in text_of(error)
+    # none legal: refused too
+    (error,) = reply(mail, error, A, "then A1/ or B1/")
+    assert "none of the moves your first line names is legal here" in flat(error)
+    # a line with no move at all stays "no move"
+    (error,) = reply(mail, error, A, "Thinking...")
+    assert "Thinking... is no move" in flat(error)
+    assert moves_of(mail) == ["@0+", "B1+"]
+    replies = reply(mail, error, A, "C1+")
+    assert moves_of(mail) == ["@0+", "B1+", "C1+"]
+
+
+def test_a_reply_to_an_old_board_explains_the_guard_it_carries(players):
+    mail = players
+    new = mail.send(A, "trax challenge alice bob apple")
+    first = mine(new, A)
+    reply(mail, first, A, "@0/")
+    (late,) = reply(mail, first, A, "@0+")  # no #N typed
+    text = flat(late)
+    assert "has moved on to move 1" in text
+    assert "A reply to a board mail needs no #N: it carries one for you, #1 here" in text
+    assert "The #N after a move guards" not in text  # the words for a #N typed are not these
+    # a #N typed in a command keeps its own words
+    (stale,) = mail.send(A, "trax move 101 alice apple B1+#1")
+    assert "The #N after a move guards against old or crossed mails" in flat(stale)
+    assert "needs no #N" not in flat(stale)

@@ -55,8 +55,8 @@ from pbm.grammar.game_commands import (
 )
 from pbm.trax import Board, TraxError, get_variant
 
-from ..notices import board_mail, turn_mails, watchers
-from ..request import Reply, Request
+from ..notices import answerable, board_mail, move_by_reply, turn_mails, watchers
+from ..request import Reply, Request, TokenFor
 from ..views import board_view, row_view
 from .computer_moves import chat_answer
 
@@ -91,8 +91,15 @@ def challenge(req: Request[ChallengeArgs]) -> list[Reply]:
                        challenged=challenged)
     mail = board_mail(ctx, load_game(ctx, number), template="replies/new-board.txt", comment=req.comment,
                       author=author)
-    # whoever sent the challenge hears that it worked, player or not
-    return [replace(mail, to=tuple(dict.fromkeys([*mail.to, req.sender])))]
+    # whoever sent the challenge hears that it worked, player or not; from an
+    # address the mail does not go to, his copy carries no token and cannot
+    # be answered by Reply, so it does not say so
+    if req.sender.lower() in (a.lower() for a in mail.to):
+        return [mail]
+    if mail.context["view"]["by_reply"] is None:
+        return [replace(mail, to=(*mail.to, req.sender))]
+    return [mail, replace(mail, to=(req.sender,), tokens={},
+                          context={**mail.context, "view": {**mail.context["view"], "by_reply": None}})]
 
 
 def _options(req: Request[Any]) -> list[str]:
@@ -211,14 +218,20 @@ def _show(req: Request[Any], views: list[dict[str, Any]], rows: list[BoardRecord
           viewer: User | None = None, named: int | None = None) -> Reply:
     """The show reply: the boards named (``named`` of them asked for, when
     more than ``views``), then those selected, at most ``[limits]
-    boards_per_show`` of them drawn."""
+    boards_per_show`` of them drawn.  One board in play shown to its player
+    to move, at an address of his, carries his reply token."""
     most = req.config.limits.boards_per_show
     shown = views[:most]
     loaded = rows[: max(most - len(shown), 0)]
     req.ctx.spend_drawing(len(loaded))
     shown += [board_view(req.ctx, g, viewer=viewer, observers=True) for g in load_games(req.ctx, loaded)]
     left_out = max(named or 0, len(views)) + len(rows) - len(shown)
-    return req.to_sender("replies/show.txt", views=shown, title=title, userids=userids, left_out=left_out)
+    tokens: dict[str, TokenFor] = {}
+    if len(shown) == 1 and shown[0]["active"]:  # the player to move asked: he may answer it by Reply
+        tokens = move_by_reply(req.ctx, load_game(req.ctx, shown[0]["number"]), (req.sender,))
+        shown = [answerable(shown[0], tokens)]
+    return Reply("replies/show.txt", (req.sender,), {"views": shown, "title": title, "userids": userids,
+                                                     "left_out": left_out}, tokens=tokens)
 
 
 def showas(req: Request[ShowAsArgs]) -> list[Reply]:

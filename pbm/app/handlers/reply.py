@@ -9,11 +9,13 @@ from pbm.domain.context import Context
 from pbm.domain.refusals import PbmError, ReplyRefusedError, StaleMoveError
 from pbm.domain.reply_tokens import ReplyTarget
 from pbm.domain.turns import require_active
-from pbm.grammar import ReplyLine
+from pbm.grammar import LooseLine, ReplyLine, WrittenMove
+from pbm.trax import TraxError
 
+from ..notices import answerable, move_by_reply
 from ..request import Reply
 from ..views import board_view
-from .game import play_written
+from .game import play_written, tile_text
 
 
 def board_of(ctx: Context, target: ReplyTarget, line: ReplyLine) -> Game:
@@ -35,14 +37,44 @@ def board_of(ctx: Context, target: ReplyTarget, line: ReplyLine) -> Game:
     return game
 
 
-def act(ctx: Context, sender: str, target: ReplyTarget, line: ReplyLine, comment: str) -> list[Reply]:
+def chosen(ctx: Context, target: ReplyTarget, line: LooseLine) -> ReplyLine:
+    """The move a first line means that names tiles among other words
+    ("Nice one! I will play B0/ now"): the one it names, or of several the
+    one legal on the board (when it is not the player's turn, the first:
+    his turn is refused as any move would be).  None of several legal, or
+    more than one: refused, with the board."""
+    game = board_of(ctx, target, ReplyLine(line.text, line.board, line.moves[0]))
+    move = line.moves[0]
+    if len(line.moves) > 1 and game.active and game.to_move.id == target.user.id:
+        legal = [m for m in line.moves if legal_on(game, m)]
+        if len(legal) > 1:
+            raise ReplyRefusedError("reply-moves-several", view_game=game)
+        if not legal:
+            raise ReplyRefusedError("reply-no-legal-move", view_game=game)
+        move = legal[0]
+    return ReplyLine(str(move), line.board, move)
+
+
+def legal_on(game: Game, written: WrittenMove) -> bool:
+    """Could the player to move play ``written`` on the board as it stands?"""
+    try:
+        game.board.copy().play(tile_text(game, written))
+    except (TraxError, PbmError):
+        return False
+    return True
+
+
+def act(ctx: Context, sender: str, target: ReplyTarget, line: ReplyLine | LooseLine, comment: str) -> list[Reply]:
     """One line of a reply: its move (or word) played for the player, or the board shown."""
+    if isinstance(line, LooseLine):
+        line = chosen(ctx, target, line)
     game = board_of(ctx, target, line)
     check_used(target, line)
     if line.move is None:  # show
+        tokens = move_by_reply(ctx, game, (sender,))
         return [Reply("replies/show.txt", (sender,), {
-            "views": [board_view(ctx, game, observers=True)], "title": game.board.variant.title,
-            "userids": [], "left_out": 0})]
+            "views": [answerable(board_view(ctx, game, observers=True), tokens)], "title": game.board.variant.title,
+            "userids": [], "left_out": 0}, tokens=tokens)]
     require_active(game)
     replies = play_written(ctx, sender, game, target.user, line.move, comment)
     if game.board.ply != target.boards[game.number]:
@@ -59,4 +91,4 @@ def check_used(target: ReplyTarget, line: ReplyLine) -> None:
         raise ReplyRefusedError("reply-used", {"used": used})
 
 
-__all__ = ["PbmError", "act", "board_of", "check_used"]
+__all__ = ["PbmError", "act", "board_of", "check_used", "chosen"]
