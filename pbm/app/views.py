@@ -12,7 +12,7 @@ from pbm.domain import consent, luck, scoring
 from pbm.domain.boards import Game, colour_of_turn, mover_id
 from pbm.domain.clocks import BoardClock, board_clock
 from pbm.domain.context import Context
-from pbm.domain.ratings import rating_changes
+from pbm.domain.ratings import apart_change, rating_changes
 from pbm.domain.store import Store
 from pbm.domain.store.records import BoardRecord, User
 from pbm.domain.times import shown, span
@@ -107,6 +107,7 @@ def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewe
         "tournament": row.tournament,
         "label": row.label,
         "ratings": rating_changes(row),
+        "rating_apart": apart_change(row),  # against the computer: the person's rating apart
         "observers": observer_names(ctx, game) if observers else [],
         # the rules of the game type and of this board
         "ending": board.ending if board.variant.max_size is not None else None,

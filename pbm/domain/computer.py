@@ -129,10 +129,11 @@ def accepts_take_back(level: int) -> bool:
     return level <= 2
 
 
-def record_result(store: Store, board: BoardRecord, now: datetime) -> None:
+def record_result(store: Store, board: BoardRecord, now: datetime) -> dict[str, float]:
     """A finished game against the computer, rated apart: the person's
     rating against it moves by the same rules as between people, the
-    computer counted at its level's fixed rating."""
+    computer counted at its level's fixed rating.  The change is kept on
+    the board too (for its end mail); returns the board columns written."""
     white = store.user_by_id(board.white_id)
     person, colour = (store.user_by_id(board.black_id), "black") if is_computer(white) else (white, "white")
     row = store.computer_rating(person.id, board.game)
@@ -142,6 +143,9 @@ def record_result(store: Store, board: BoardRecord, now: datetime) -> None:
     after = after_game(before, Rating(LEVEL_RATING.get(level, LEVEL_RATING[2]), 1000), score)
     store.save_computer_rating(person.id, board.game, after.value,
                                {1.0: "win", 0.5: "draw", 0.0: "loss"}[score], now)
+    changes = {"apart_before": before.value, "apart_after": after.value}
+    store.update_board(board.number, **changes)
+    return changes
 
 
 @dataclass(frozen=True)

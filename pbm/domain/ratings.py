@@ -85,6 +85,15 @@ def record_result(store: Store, board: BoardRecord, now: datetime) -> dict[str, 
     return changes
 
 
+def apart_change(board: BoardRecord) -> dict[str, int] | None:
+    """The person's rating against the computer before and after a game
+    against it, rated apart (rounded), or None for any other board."""
+    if board.apart_before is None or board.apart_after is None:
+        return None
+    before, after = round(board.apart_before), round(board.apart_after)
+    return {"before": before, "after": after, "change": after - before}
+
+
 def rating_changes(board: BoardRecord) -> dict[str, dict[str, Any]] | None:
     """Both players' ratings before and after a rated result (rounded), or
     None for a board without one."""

@@ -50,7 +50,8 @@ def conclude(ctx: Context, game: Game, winner: str | None, reason: str) -> list[
     ctx.store.clear_pending_moves(game.number)
     if game.row.rated and reason not in UNRATED and agreed:
         if computer.computer_in(game) is not None:  # against the computer: rated apart
-            computer.record_result(ctx.store, game.row, ctx.now)
+            apart = computer.record_result(ctx.store, game.row, ctx.now)
+            game.row = replace(game.row, apart_before=apart["apart_before"], apart_after=apart["apart_after"])
         else:
             changes = record_result(ctx.store, game.row, ctx.now)
             game.row = replace(game.row, white_before=changes["white_before"], white_after=changes["white_after"],

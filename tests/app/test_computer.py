@@ -74,17 +74,20 @@ def test_a_challenge_to_the_computer_queues_its_first_move_when_it_starts(vs):
 
 def test_a_whole_minitrax_game_against_level_two(vs):
     vs.send(A, "minitrax challenge alice computer apple -level=2")
+    ended = []
     for _ in range(12):
         b = board(vs)
         if b.outcome() is not None:
             break
         move = str(b.legal_moves()[0])
         replies = vs.send(A, f"minitrax move 101 alice apple {move}")
+        ended = replies
         assert not is_error(replies[0]), text_of(replies[0])
         if board(vs).outcome() is not None:
             break
         assert len(open_jobs(vs)) == 1
         mails = run_jobs(vs)
+        ended = mails
         assert mails and "computer played" in text_of(mails[0])
     row = vs.pipeline.store.board(101)
     assert row.status == "finished"
@@ -92,6 +95,15 @@ def test_a_whole_minitrax_game_against_level_two(vs):
     assert vs.pipeline.store.rating(vs.pipeline.store.find_user("alice").id, "minitrax") is None
     (rated,) = vs.pipeline.store.computer_ratings_of(vs.pipeline.store.find_user("alice").id)
     assert rated.games == 1 and rated.wins + rated.draws + rated.losses == 1
+    # the end mail says how alice's rating against the computer moved, from the start rating
+    end = " ".join(text_of(ended[-1]).split())
+    after = round(rated.rating)
+    assert (f"Rating against the computer (kept apart from ratings between people): alice 1600 -> {after} "
+            f"({after - 1600:+d})." in end)
+    assert "Rating changes:" not in end
+    # and so does the board shown later
+    (shown,) = vs.send(A, "minitrax show 101")
+    assert f"alice 1600 -> {after}" in " ".join(text_of(shown).split())
 
 
 def test_level_two_takes_a_win_in_one(vs):

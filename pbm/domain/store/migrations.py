@@ -439,6 +439,14 @@ TRUST = """
         CREATE INDEX outbox_sent ON outbox(sent_at) WHERE sent_at IS NOT NULL;
 """
 
+# A game against the computer is rated apart (issue 30): the person's rating
+# against it before and after the game, kept on the board for its end mail
+# (the columns of ratings between people stay empty, as before).
+RATED_APART = """
+        ALTER TABLE boards ADD COLUMN apart_before REAL;
+        ALTER TABLE boards ADD COLUMN apart_after REAL;
+"""
+
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
@@ -453,4 +461,5 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (10, "indexes for the look-ups of every mail", SPEED),
     (11, "the computer opponent", COMPUTER),
     (12, "consent to games, bounded holds, no secrets in sent mail", TRUST),
+    (13, "a game against the computer keeps its rating change", RATED_APART),
 ]

@@ -165,6 +165,8 @@ class BoardRecord:
     level: int | None
     challenged_id: int | None
     accepted_at: str | None
+    apart_before: float | None  # against the computer: the person's rating apart, before the game
+    apart_after: float | None
 
     @property
     def ply(self) -> int:
