@@ -28,7 +28,14 @@ from pbm.domain.boards import Game, load_game
 from pbm.domain.context import Context
 from pbm.domain.passwords import VerifiedPasswords
 from pbm.domain.positions import Positions
-from pbm.domain.refusals import AccountLockedError, NotAllowedError, NotAvailableError, PbmError, ReplyRefusedError
+from pbm.domain.refusals import (
+    AccountLockedError,
+    NotAllowedError,
+    NotAvailableError,
+    PbmError,
+    ReplyRefusedError,
+    UnreadMoveError,
+)
 from pbm.domain.reply_tokens import codes_in, found_in
 from pbm.domain.seals import Keyring
 from pbm.domain.security import count_failed_login
@@ -121,10 +128,17 @@ def transaction(store: Store, *, dry_run: bool = False) -> Iterator[None]:
         pass
 
 
-def quoted(command: Command, exc: PbmError | None = None) -> str:
+def quoted(command: Command, exc: PbmError | None = None, *, to_sender: bool = False) -> str:
     """The command as a reply or the log shows it: passwords masked, and
-    every word after its name masked when its sender could not log in."""
-    return command.name_only() if isinstance(exc, NotAllowedError | AccountLockedError) else command.redacted()
+    every word after its name masked when its sender could not log in.  A
+    word that read as no move is masked too, except in the reply
+    ``to_sender`` that refuses it once he logged in (``UnreadMoveError``),
+    where it is named unless it holds a password of the line."""
+    if isinstance(exc, NotAllowedError | AccountLockedError):
+        return command.name_only()
+    if to_sender and isinstance(exc, UnreadMoveError):
+        return command.naming_unread()
+    return command.redacted()
 
 
 def error_reply(ctx: Context, sender: str, exc: PbmError, *, command: Command | None = None,
@@ -136,7 +150,8 @@ def error_reply(ctx: Context, sender: str, exc: PbmError, *, command: Command | 
     context: dict[str, Any] = {"command": None, "refusal": exc, "right_form": None, "reply_form": None,
                                "view": None, "position": exc.position}
     if command is not None:
-        context.update(command=quoted(command, exc), right_form=command.spec.usage(command.game))
+        context.update(command=quoted(command, exc, to_sender=True),
+                       right_form=command.spec.usage(command.game))
     tokens: dict[str, TokenFor] = {}
     game = exc.view_game if isinstance(exc.view_game, Game) else game
     if game is not None:

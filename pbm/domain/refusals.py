@@ -116,6 +116,13 @@ class IllegalMoveReplyError(PbmError):
     template = "illegal-move"
 
 
+class UnreadMoveError(IllegalMoveReplyError):
+    """A word in a move's place that reads as no move, refused once its
+    sender logged in (with the grammar's code and params: see
+    :class:`pbm.grammar.UnreadMove`): the reply to the sender may quote
+    the word in his command; the log never does."""
+
+
 class ChallengeRefusedError(PbmError):
     template = "challenge-refused"
 

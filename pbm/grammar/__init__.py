@@ -83,7 +83,7 @@ from .mail import (
 )
 from .parse import MAX_COMMAND_LENGTH, looks_like_command, parse_command
 from .registry import GAMES, PHRASES, REGISTRY, usage
-from .spec import CommandError, CommandSpec, Option, Scope
+from .spec import CommandError, CommandSpec, Option, Scope, UnreadMove
 from .subject import decode_subject
 from .tournament_commands import (
     TournamentArgs,
@@ -141,6 +141,7 @@ __all__ = [
     "TournamentName",
     "TournamentResultArgs",
     "TournamentWithdrawArgs",
+    "UnreadMove",
     "UserId",
     "UseridArgs",
     "VacationArgs",

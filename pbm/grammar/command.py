@@ -8,8 +8,9 @@ from typing import Any
 
 from pbm.secret import MASK
 
+from .refusals import Refused
 from .registry import REGISTRY
-from .spec import CommandSpec
+from .spec import CommandSpec, UnreadMove
 from .words import Password
 
 
@@ -55,6 +56,30 @@ class Command:
         start = (1 if self.game else 0) + len(self.name.split())
         return " ".join([*words[:start], *(MASK for _ in words[start:])])
 
+    def unread(self) -> tuple[UnreadMove, ...]:
+        """The words in a move's place that read as no move (see
+        :class:`~pbm.grammar.spec.UnreadMove`), in the order written."""
+        return unread_of(self.args)
+
+    def unread_refusal(self) -> Refused | None:
+        """Why the first unread move is no move (naming it unless it holds
+        a password of the line), or None when every move read."""
+        unread = self.unread()
+        return unread[0].refusal(passwords_of(self.args)) if unread else None
+
+    def naming_unread(self) -> str:
+        """The command as the reply to its sender quotes it once he logged
+        in and was refused for a word that is no move: passwords masked,
+        and each such word shown, unless it holds a password of the line
+        (never in the log, which keeps :meth:`redacted`)."""
+        words = self.redacted().split()
+        start = (1 if self.game else 0) + len(self.name.split())
+        secrets = passwords_of(self.args)
+        for move in self.unread():
+            if move.shown(secrets) and start + move.index < len(words):
+                words[start + move.index] = move.reveal()
+        return " ".join(words)
+
     def __str__(self) -> str:
         return self.redacted()
 
@@ -66,3 +91,14 @@ def passwords_of(args: object) -> list[Password]:
     if not dataclasses.is_dataclass(args):
         return []
     return [v for f in dataclasses.fields(args) if isinstance(v := getattr(args, f.name), Password)]
+
+
+def unread_of(args: object) -> tuple[UnreadMove, ...]:
+    """The unread moves among ``args``' fields (one, or a tuple of them)."""
+    if not dataclasses.is_dataclass(args):
+        return ()
+    found: list[UnreadMove] = []
+    for f in dataclasses.fields(args):
+        value = getattr(args, f.name)
+        found += [v for v in (value if isinstance(value, tuple) else (value,)) if isinstance(v, UnreadMove)]
+    return tuple(found)

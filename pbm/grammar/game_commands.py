@@ -18,7 +18,7 @@ from .account_commands import (
     parse_none,
     read_selection,
 )
-from .spec import CommandSpec, Option, Reader, Scope
+from .spec import CommandSpec, Option, Reader, Scope, UnreadMove
 from .words import (
     BoardRef,
     Password,
@@ -57,7 +57,7 @@ class MoveArgs:
     board: int | str  # a board number, or a tournament board's name
     userid: UserId
     password: Password
-    move: WrittenMove
+    move: WrittenMove | UnreadMove  # unread: refused by the handler once the login succeeded
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +67,7 @@ class QueueArgs:
     board: int | str  # a board number, or a tournament board's name
     userid: UserId
     password: Password
-    moves: tuple[WrittenMove, ...]  # odd length: mine, theirs, mine, ...
+    moves: tuple[WrittenMove | UnreadMove, ...]  # odd length: mine, theirs, mine, ...; unread: as in MoveArgs
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +207,7 @@ def parse_move(r: Reader) -> MoveArgs:
         r.read(0, "board-number", read_board, quote=True),
         r.read(1, "userid", read_userid),
         r.read(2, "password", read_password),
-        r.read(3, "move", partial(read_move, cells=drawn), quote=True),
+        r.keep_unread(3, "move", partial(read_move, cells=drawn)),
     )
 
 
@@ -216,7 +216,7 @@ def parse_queue(r: Reader) -> QueueArgs:
     board = r.read(0, "board-number", read_board, quote=True)
     userid = r.read(1, "userid", read_userid)
     password = r.read(2, "password", read_password)
-    moves = r.read_each(3, "move", _tile, quote=True, unique=False)
+    moves = tuple(r.keep_unread(i, "move", _tile, nth=i - 2) for i in range(3, len(r)))
     if len(moves) % 2 == 0:
         r.fail("queue-odd", {"given": len(moves)})
     return QueueArgs(board, userid, password, moves)

@@ -7,7 +7,10 @@ command's arguments (a frozen dataclass).  The reader reports every mistake as
 a :class:`CommandError` carrying the usage line, and it
 never quotes a password back: in a command that carries one, only boards,
 moves, addresses and option names are ever quoted; other words are named by
-their role (``role="recipient", nth=2``: "the 2nd recipient").
+their role (``role="recipient", nth=2``: "the 2nd recipient").  One mistake
+is not the reader's to report: a word in a move's place that is no move, in
+a command with a password, is kept as an :class:`UnreadMove` for the handler
+to refuse, by name, once the sender logged in.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import difflib
 import enum
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
@@ -23,7 +26,7 @@ from pbm.secret import MASK, Secret
 from pbm.trax import VARIANTS, TraxError
 
 from .refusals import Refused
-from .words import Problem, UserId, WordProblem, is_board_number
+from .words import Problem, UserId, WordProblem, fold, is_board_number
 
 T = TypeVar("T")
 
@@ -144,6 +147,92 @@ def shorten(word: str) -> str:
     return word if len(word) <= _QUOTE_LIMIT else word[: _QUOTE_LIMIT - 3] + "..."
 
 
+def word_refusal(word: str, role: str, problem: Problem, *, quote: bool, nth: int | None = None) -> Refused:
+    """The refusal of a word ``problem`` says is wrong: quoting the word
+    (``quote``), or naming it by its ``role`` alone (``nth`` counts it
+    among several: "the 2nd recipient")."""
+    if isinstance(problem, WordProblem):  # the engine's refusal names the word
+        if quote:
+            return Refused(problem.code, problem.params)
+        # the word is not quoted: the engine's code alone, and whether it named the word whole
+        return Refused("role-not-a-move", {"role": role, "nth": nth, "refused": problem.params["problem"].code,
+                                           "words": problem.params["words"], "whole": problem.names_whole(word)})
+    if quote:
+        return Refused("word-not-valid", {"word": shorten(word), "role": role, "problem": problem})
+    return Refused("role-not-valid", {"role": role, "nth": nth, "problem": problem})
+
+
+def scrub(value: Any, words: Iterable[str]) -> Any:
+    """``value`` (a param: a string, a tuple, a refusal) with each of
+    ``words`` that stands in it as a word of its own replaced by
+    ``********``: the last line of defence against a refusal that quotes
+    a password."""
+    if isinstance(value, tuple):
+        return tuple(scrub(item, words) for item in value)
+    if isinstance(value, Refused | TraxError):
+        return type(value)(value.code, {key: scrub(item, words) for key, item in value.params.items()})
+    if not isinstance(value, str):
+        return value
+    for word in words:
+        if word:
+            value = re.sub(rf"(?<![^\s\"'(\[]){re.escape(word)}(?![^\s\"'),.;:\]])", MASK, value)
+    return value
+
+
+def holds_secret(word: str, secrets: Iterable[Secret]) -> bool:
+    """Does ``word`` hold one of ``secrets``, or a piece of one (compared
+    NFKC-normalised and case-folded, as a password is checked)?"""
+    key = fold(word)
+    return any((s := fold(secret.reveal())) and (s in key or key in s) for secret in secrets)
+
+
+class UnreadMove(Secret):
+    """A word in a move's place that reads as no move (``B2x``), in a
+    command that carries a password (:meth:`Reader.keep_unread`).
+
+    The grammar does not refuse it: the word may be a password typed in
+    the wrong place, and a command is quoted before its sender logged in.
+    It is kept like a password (``str()`` and ``repr()`` mask it, and the
+    command's text holds ``********`` in its place, so the log never shows
+    it); the handler refuses it once the login succeeded, with
+    :meth:`refusal`, which names the word unless it holds one of the
+    line's passwords.  ``problem`` is what the reader found wrong,
+    ``role`` and ``nth`` name its place, ``index`` is its place among the
+    words after the command's name.
+    """
+
+    __slots__ = ("index", "nth", "problem", "role")
+
+    def __init__(self, word: str, problem: Problem, *, role: str, nth: int | None, index: int) -> None:
+        super().__init__(word)
+        self.problem = problem
+        self.role = role
+        self.nth = nth
+        self.index = index
+
+    def shown(self, secrets: Iterable[Secret]) -> bool:
+        """May the word be quoted back to the sender, who logged in with
+        ``secrets`` (the passwords of the line)?  Not when it holds one."""
+        return not holds_secret(self.reveal(), secrets)
+
+    def refusal(self, secrets: Iterable[Secret]) -> Refused:
+        """Why the word is no move: naming it when it may be shown (see
+        :meth:`shown`), else by its role, as a word that might be a
+        password is."""
+        secrets = tuple(secrets)
+        shown = self.shown(secrets)
+        refused = word_refusal(self.reveal(), self.role, self.problem, quote=shown, nth=self.nth)
+        hidden = [s.reveal() for s in secrets] + ([] if shown else [self.reveal()])
+        return Refused(refused.code, {key: scrub(value, hidden) for key, value in refused.params.items()})
+
+    def __reduce__(self) -> Any:  # pickling keeps it whole; printing never shows it
+        return (_unread_move, (self.reveal(), self.problem, self.role, self.nth, self.index))
+
+
+def _unread_move(word: str, problem: Problem, role: str, nth: int | None, index: int) -> UnreadMove:
+    return UnreadMove(word, problem, role=role, nth=nth, index=index)
+
+
 class Reader:
     """The words after a command's name, read by role.
 
@@ -171,6 +260,7 @@ class Reader:
         self.userids: set[int] = set()
         self.safe: set[int] = set()
         self.unplaced: set[int] = set()  # words the command has no place for (a password typed by habit?)
+        self.unread: set[int] = set()  # words in a move's place that read as no move (see keep_unread)
 
     def __len__(self) -> int:
         return len(self.words)
@@ -186,7 +276,7 @@ class Reader:
     def redacted(self) -> str:
         """The command once read: every password masked (where the reader
         found one, and where the usage line has one)."""
-        hidden = self.secrets | (set(self.spec.secret_positions) - self.safe - self.userids)
+        hidden = self.secrets | self.unread | (set(self.spec.secret_positions) - self.safe - self.userids)
         return " ".join([*self.head, *(MASK if i in hidden else w for i, w in enumerate(self.words))])
 
     @property
@@ -221,18 +311,8 @@ class Reader:
         """The last line of defence: a word standing where a password stands,
         or read as one, never appears in a param (nor in a refusal a param
         holds, nor in a tuple), even if some refusal tried to quote it."""
-        if isinstance(value, tuple):
-            return tuple(self._scrub(item) for item in value)
-        if isinstance(value, Refused | TraxError):
-            return type(value)(value.code, {key: self._scrub(item) for key, item in value.params.items()})
-        if not isinstance(value, str):
-            return value
         places = set(self.spec.secret_positions) - self.safe - self.userids
-        for i in sorted(self.secrets | places):
-            if i < len(self.words) and self.words[i]:
-                secret = re.escape(self.words[i])
-                value = re.sub(rf"(?<![^\s\"'(\[]){secret}(?![^\s\"'),.;:\]])", MASK, value)
-        return value
+        return scrub(value, [self.words[i] for i in sorted(self.secrets | self.unread | places) if i < len(self.words)])
 
     def beyond(self, start: int, end: int | None = None) -> None:
         """Words ``start`` .. ``end`` (default: the end) have no place in the
@@ -306,15 +386,28 @@ class Reader:
     def _fail_word(self, word: str, role: str, problem: Problem, quote: bool, nth: int | None = None) -> NoReturn:
         """Fail for a word ``reader`` refused: quoting it, or naming it by its
         role (``nth`` counts it among several: "the 2nd recipient")."""
-        if isinstance(problem, WordProblem):  # the engine's refusal names the word
-            if quote:
-                self.fail(problem.code, problem.params)
-            # the word is not quoted: the engine's code alone, and whether it named the word whole
-            self.fail("role-not-a-move", {"role": role, "nth": nth, "refused": problem.params["problem"].code,
-                                          "words": problem.params["words"], "whole": problem.names_whole(word)})
-        if quote:
-            self.fail("word-not-valid", {"word": shorten(word), "role": role, "problem": problem})
-        self.fail("role-not-valid", {"role": role, "nth": nth, "problem": problem})
+        refused = word_refusal(word, role, problem, quote=quote, nth=nth)
+        self.fail(refused.code, refused.params)
+
+    def keep_unread(self, index: int, role: str, reader: Callable[[str], T], *,
+                    nth: int | None = None) -> T | UnreadMove:
+        """Read word ``index`` (a move) with ``reader``; in a command that
+        carries a password, a word that reads as no move is not refused
+        here but kept as an :class:`UnreadMove`, masked in the command's
+        text, for the handler to refuse once its sender logged in (before,
+        naming it might show a password typed in the move's place).  In a
+        command without a password, it fails naming the word, as
+        :meth:`read` does."""
+        if not self.spec.takes_password:
+            return self.read(index, role, reader, quote=True)
+        word = self.words[index]
+        try:
+            value = reader(word)
+        except Problem as problem:
+            self.unread.add(index)
+            return UnreadMove(word, problem, role=role, nth=nth, index=index)
+        self._note(index, value)
+        return value
 
     def keyword(self, index: int) -> str:
         """Word ``index`` in lower case, to compare with a keyword of the

@@ -133,6 +133,107 @@ def test_a_login_after_the_move_of_a_reply_is_ignored_not_relayed(players):
 
 
 
+# --- issue 30: a move that is no move is named, once its sender logged in ------------------------
+
+
+def failures(mail: Mailbox, sender: str, userid: str = "alice") -> int:
+    store = mail.pipeline.store
+    row = store.login_failures(sender, store.find_user(userid).id)
+    return 0 if row is None else row.failures
+
+
+def test_a_typo_in_the_move_is_named_and_the_password_masked(players):
+    mail = players
+    mail.send(A, "trax challenge alice bob apple")
+    replies = mail.send(A, "trax move 101 alice apple B2x", "gg, Bob!")
+    (error,) = replies  # nothing to bob: a refused command relays no comment
+    assert to_of(error) == A and is_error(error) and str(error["Subject"]) == "Trax Board 101 Error"
+    assert "Your command: trax move 101 alice ******** B2x" in flat(error)
+    assert "Problem: B2x is not Trax notation; moves look like B2/, @0+ or C3\\" in flat(error)
+    assert "instead of a move you may write resign, propose, undo, accept, reject" in flat(error)
+    assert "The right form: trax move BOARD USERID PASSWORD MOVE[#N]" in flat(error)
+    assert "Trax board 101" in flat(error)  # the board it was meant for
+    assert_never_echoed(mail, replies, "apple")
+    # the log keeps the word masked: the operator sees no word that was not read
+    assert mail.result is not None and mail.result.summary.endswith("trax move 101 alice ******** ********")
+    assert "B2x" not in mail.result.summary
+    assert [table for table, _ in tables_holding(mail.pipeline.store, "B2x")] == ["outbox"]  # the reply alone
+    assert moves_of(mail) == [] and failures(mail, A) == 0
+    # a wrong #N is named the same way
+    (error,) = mail.send(A, "trax move 101 alice apple @0+#0")
+    assert "Your command: trax move 101 alice ******** @0+#0" in flat(error)
+    assert "Problem: @0+#0 is not a valid move: a move number after # is at least 1" in flat(error)
+
+
+def test_a_password_typed_in_another_place_is_never_echoed(players):
+    mail = players
+    mail.send(A, "trax challenge alice bob apple")
+    for subject in ("trax move 101 alice B2x apple",  # the password where the move stands
+                    "trax move 101 apple alice B2x",  # ... where the userid stands
+                    "trax move 101 alice apple apple",  # typed twice: in its place, and as the move
+                    "trax move 101 alice apple xapplex",  # a move that holds it
+                    "trax move 101 alice apple APPLE"):  # in another case
+        replies = mail.send(A, subject)
+        (error,) = replies
+        assert is_error(error), subject
+        assert_never_echoed(mail, replies, "apple")
+        assert mail.result is not None and "apple" not in mail.result.summary.lower()
+    (error,) = mail.send(A, "trax move 101 alice apple apple")
+    assert "Your command: trax move 101 alice ******** ********" in flat(error)
+    assert "Problem: the move is not Trax notation" in flat(error)
+    (error,) = mail.send(A, "trax move 101 alice B2x apple")
+    assert "Your command: trax move ******** ******** ******** ********" in flat(error)
+    assert "wrong userid or password" in flat(error)
+    assert moves_of(mail) == []
+
+
+def test_a_wrong_password_with_a_bad_move_stays_masked_and_counts_as_a_failed_login(players):
+    mail = players
+    mail.send(A, "trax challenge alice bob apple")
+    replies = mail.send(A, "trax move 101 alice wonder1 B2x")
+    (error,) = replies
+    assert "Your command: trax move ******** ******** ******** ********" in flat(error)
+    assert "Problem: wrong userid or password" in flat(error)
+    assert "B2x" not in texts(error) and "wonder1" not in texts(error)
+    assert_never_echoed(mail, replies, "wonder1")
+    assert failures(mail, A) == 1
+    mail.send(A, "trax queue 101 alice wonder2 B2x")
+    assert failures(mail, A) == 2
+    # only with the right password is the move named
+    (error,) = mail.send(A, "trax move 101 alice apple B2x")
+    assert "Your command: trax move 101 alice ******** B2x" in flat(error)
+
+
+def test_queue_and_submit_name_the_word_that_is_no_move(players):
+    mail = players
+    mail.send(A, "trax challenge alice bob apple")
+    replies = mail.send(A, "trax queue 101 alice apple @0+ B1+ resign")
+    (error,) = replies
+    assert "Your command: trax queue 101 alice ******** @0+ B1+ resign" in flat(error)
+    assert "Problem: resign is not a valid move: only tiles can be given here, not resign" in flat(error)
+    assert_never_echoed(mail, replies, "apple")
+    (error,) = mail.send(A, "trax submit 101 alice apple XYZ")
+    assert "Your command: trax submit 101 alice ******** XYZ" in flat(error)
+    assert "Problem: XYZ is not Trax notation" in flat(error)
+    assert moves_of(mail) == []
+    # someone who is no player of the board is told only that
+    mail.send("carol@example.org", "signup carol cherry")
+    (error,) = mail.send("carol@example.org", "trax move 101 carol cherry B2x")
+    assert "Your command: trax move ******** ******** ******** ********" in flat(error)
+    assert "B2x" not in texts(error)
+
+
+def test_a_luckytrax_cell_that_is_no_cell_is_named(players):
+    mail = players
+    mail.send(A, "luckytrax challenge alice bob apple")
+    replies = mail.send(A, "luckytrax move 101 alice apple C3x")
+    (error,) = replies
+    assert "Your command: luckytrax move 101 alice ******** C3x" in flat(error)
+    assert "Problem: C3x is not Trax notation" in flat(error)
+    assert "The right form: luckytrax move BOARD USERID PASSWORD CELL[#N]" in flat(error)
+    assert_never_echoed(mail, replies, "apple")
+
+
 # --- the log: one line a mail, of bounded length -------------------------------------------------
 
 

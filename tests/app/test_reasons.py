@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parents[2] / "pbm"
 #: server's web view refuses a request with the application's codes).
 FOLDERS = {"engine": ("trax",), "grammar": ("grammar",), "domain": ("domain",), "app": ("app", "server")}
 #: What makes a refusal: its classes, and the reader's ``fail``.
-MAKERS = {"TraxError", "NotationError", "IllegalMoveError", "Problem", "WordProblem", "CommandError", "fail",
-          "PageError", "NotFound", "BadRequest", "NotHere"} | {
+MAKERS = {"TraxError", "NotationError", "IllegalMoveError", "Problem", "WordProblem", "CommandError", "Refused",
+          "fail", "PageError", "NotFound", "BadRequest", "NotHere"} | {
     name for name, value in vars(domain_refusals).items()
     if isinstance(value, type) and issubclass(value, domain_refusals.PbmError)}
 

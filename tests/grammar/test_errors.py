@@ -1,6 +1,8 @@
 """Every way a command can be written wrongly: the message says what was wrong
 in plain words and carries the usage line of the command."""
 
+import re
+
 import pytest
 
 from pbm.app.compose import Renderer
@@ -8,6 +10,7 @@ from pbm.grammar import REGISTRY, CommandError, parse_command, usage
 
 WORDS = Renderer()  # the words of a refusal, as a reply shows them
 
+MASK = "********"
 MOVE = usage("move")
 CHALLENGE = usage("challenge")
 CREATE = usage("tournament create")
@@ -112,24 +115,7 @@ CASES = [
         ["the board number is not valid"],
         usage("tournament result"),
     ),
-    # --- moves
-    (
-        "trax move 101 alice s3cret B2x",
-        [
-            "the move is not Trax notation",
-            "moves look like B2/",
-            "instead of a move you may write resign, propose, undo",
-        ],
-        MOVE,
-    ),
-    ("trax move 101 alice s3cret A01/", ["the move is not Trax notation", "leading zero"], MOVE),
-    ("trax move 101 alice s3cret B2/#", ["after # comes the number the move would have, as in B2/#5"], MOVE),
-    ("trax move 101 alice s3cret B2/#0", ["the move is not valid", "at least 1"], MOVE),
-    ("trax move 101 alice s3cret B2/#five", ["is a whole number written in digits"], MOVE),
-    ("trax submit 101 alice s3cret XYZ", ["the move is not Trax notation"], usage("submit")),
-    ("trax queue 101 alice s3cret B2/#3", ["these moves carry no #N"], usage("queue")),
-    ("trax queue 101 alice s3cret resign", ["only tiles can be given here, not resign"], usage("queue")),
-    ("trax queue 101 alice s3cret B2/ C3x D4+", ["the 2nd move is not Trax notation"], usage("queue")),
+    # --- moves (a word that reads as no move in a command with a password: UNREAD_CASES)
     (
         "trax queue 101 alice s3cret B2/ C3+",
         ["a queued line takes turns", "ends with one of your own moves", "2 moves were given"],
@@ -413,9 +399,79 @@ def test_a_long_wrong_word_is_shortened_in_the_message():
 
 
 def test_an_error_knows_its_command_and_game():
-    error = error_of("LoopTrax move 101 alice s3cret B2x")
+    error = error_of("LoopTrax move 101 al:ice s3cret B2/")
     assert (error.name, error.game) == ("move", "looptrax")
     assert error.usage == "looptrax move BOARD USERID PASSWORD MOVE[#N]"
     # a command with a password is quoted by meaning: the board read well, the
-    # rest is masked (the word in the move's place could be a misplaced password)
+    # rest is masked (a word in the wrong place could be a misplaced password)
     assert error.text == "LoopTrax move 101 ******** ******** ********"
+
+
+# (line, the word that is no move, words of its refusal naming it, words of it naming its place alone)
+UNREAD_CASES = [
+    (
+        "trax move 101 alice s3cret B2x", "B2x",
+        ["B2x is not Trax notation", "moves look like B2/", "instead of a move you may write resign, propose, undo"],
+        ["the move is not Trax notation", "instead of a move you may write resign, propose, undo"],
+    ),
+    ("trax move 101 alice s3cret A01/", "A01/", ["A01/ is not Trax notation", "leading zero"],
+     ["the move is not Trax notation", "leading zero"]),
+    ("trax move 101 alice s3cret B2/#", "B2/#",
+     ["B2/# is not a valid move: after # comes the number the move would have"],
+     ["the move is not valid: after # comes the number the move would have, as in B2/#5"]),
+    ("trax move 101 alice s3cret B2/#0", "B2/#0", ["B2/#0 is not a valid move", "at least 1"],
+     ["the move is not valid", "at least 1"]),
+    ("trax move 101 alice s3cret B2/#five", "B2/#five", ["B2/#five is not a valid move", "written in digits"],
+     ["the move is not valid", "is a whole number written in digits"]),
+    ("trax submit 101 alice s3cret XYZ", "XYZ", ["XYZ is not Trax notation"], ["the move is not Trax notation"]),
+    ("luckytrax move 101 alice s3cret C3x", "C3x", ["C3x is not Trax notation"],
+     ["the move is not Trax notation"]),
+    ("trax queue 101 alice s3cret B2/#3", "B2/#3", ["B2/#3 is not a valid move: these moves carry no #N"],
+     ["the 1st move is not valid: these moves carry no #N"]),
+    ("trax queue 101 alice s3cret resign", "resign",
+     ["resign is not a valid move: only tiles can be given here, not resign"],
+     ["the 1st move is not valid: only tiles can be given here, not ********"]),
+    ("trax queue 101 alice s3cret B2/ C3x D4+", "C3x", ["C3x is not Trax notation"],
+     ["the 2nd move is not Trax notation"]),
+]
+
+
+@pytest.mark.parametrize("line, word, named, placed", UNREAD_CASES)
+def test_a_word_that_is_no_move_is_kept_for_the_handler_masked(line, word, named, placed):
+    """In a command with a password, a word in a move's place that reads
+    as no move does not fail the command: it is kept, masked in the text
+    (and so in the log), and refused once the sender logged in, named
+    unless it holds the password (then by its place, as before)."""
+    command = parse_command(line)
+    assert command.text == command.redacted() == line.replace("s3cret", MASK).replace(word, MASK)
+    assert word not in repr(command) + repr(command.args) + str(command.args)
+    assert command.naming_unread() == line.replace("s3cret", MASK)
+    refused = command.unread_refusal()
+    assert refused is not None
+    for fragment in named:
+        assert fragment in WORDS.words(refused)
+    # the word is the password itself: never named, in the refusal nor in the quoted command
+    as_password = parse_command(line.replace("s3cret", word))
+    refused = as_password.unread_refusal()
+    assert refused is not None and not quotes(WORDS.words(refused) + " " + str(refused), word)
+    assert not quotes(as_password.naming_unread(), word)
+    for fragment in placed:
+        assert fragment in WORDS.words(refused)
+
+
+def quotes(text: str, word: str) -> bool:
+    """Does ``text`` hold ``word`` as a word of its own (not as a piece of
+    the template's example ``B2/#5``)?"""
+    return re.search(rf"(?<![^\s'(]){re.escape(word)}(?![^\s',)])", text) is not None
+
+
+@pytest.mark.parametrize("password", ["B2x", "b2X", "xB2xy", "B2", "Ｂ2x"])
+def test_a_word_holding_the_password_or_a_piece_of_it_is_not_named(password):
+    """Compared as passwords are checked (NFKC, any case), either way round."""
+    command = parse_command(f"trax move 101 alice {password} B2x")
+    assert "B2x" not in command.naming_unread() and "B2x" not in str(command.unread_refusal())
+
+
+def test_a_command_without_a_password_names_the_word_at_once():
+    error = error_of("trax preview 101 B2x")
+    assert WORDS.words(error).startswith("B2x is not Trax notation")

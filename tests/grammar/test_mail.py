@@ -35,12 +35,21 @@ def test_a_subject_command_is_the_only_command_and_the_body_its_comment():
 
 
 def test_a_wrong_subject_command_gives_its_error_and_relays_nothing():
-    parsed = parse_mail_commands("trax move 101 alice pw B2x", "gg\n")
+    parsed = parse_mail_commands("trax move 101 alice pw B2/ C3+", "gg\n")
     assert parsed.source == "subject"
     (error,) = parsed
     assert isinstance(error, CommandError)
-    assert "the move is not Trax notation" in WORDS.words(error)
+    assert "trax move takes 4 words after it, but 5 were given" in WORDS.words(error)
     assert parsed.comment == ""
+
+
+def test_a_subject_command_whose_move_is_no_move_is_a_command_for_the_handler_to_refuse():
+    """(Its sender logs in first: see tests/app/test_echoes.py; a refused
+    command relays no comment.)"""
+    parsed = parse_mail_commands("trax move 101 alice pw B2x", "gg\n")
+    (command,) = parsed
+    assert isinstance(command, Command) and command.text == "trax move 101 alice ******** ********"
+    assert command.unread_refusal() is not None
 
 
 def test_a_password_in_a_command_pasted_into_the_body_is_masked_in_the_comment():

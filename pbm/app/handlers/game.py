@@ -20,7 +20,7 @@ from pbm.domain.boards import (
 )
 from pbm.domain.context import Context
 from pbm.domain.digests import by_urgency
-from pbm.domain.refusals import IllegalMoveReplyError, PbmError
+from pbm.domain.refusals import IllegalMoveReplyError, PbmError, UnreadMoveError
 from pbm.domain.store.records import BoardRecord, User
 from pbm.domain.turns import (
     Turn,
@@ -107,12 +107,23 @@ def _options(req: Request[Any]) -> list[str]:
     return [w for w in req.command.text.split() if w.startswith("-")]
 
 
+def refuse_unread(req: Request[MoveArgs] | Request[QueueArgs], game: Game) -> None:
+    """Refuse a word in a move's place that read as no move, now that its
+    sender logged in: named, unless it holds a password of the line (see
+    :class:`pbm.grammar.UnreadMove`); the reply shows the board."""
+    refused = req.command.unread_refusal()
+    if refused is not None:
+        raise UnreadMoveError(refused.code, refused.params, view_game=game)
+
+
 def move(req: Request[MoveArgs]) -> list[Reply]:
     """``move`` and ``submit``: a tile, or one of the move words."""
     a = req.args
     game, user = player_game(req.ctx, a.board, a.userid, a.password, req.game)
+    refuse_unread(req, game)
     require_active(game)
     written = a.move
+    assert isinstance(written, WrittenMove)  # refuse_unread refused any other
     if req.command.name == "submit":
         if not written.is_tile:
             raise IllegalMoveReplyError("submit-tile", {"word": written.word}, view_game=game)
@@ -175,10 +186,11 @@ def resign(req: Request[BoardLoginArgs]) -> list[Reply]:
 def queue_moves(req: Request[QueueArgs]) -> list[Reply]:
     a = req.args
     game, user = player_game(req.ctx, a.board, a.userid, a.password, req.game)
+    refuse_unread(req, game)
     require_active(game)
     if game.board.variant.drawn:
         raise PbmError("queue-drawn", {"title": game.board.variant.title}, view_game=game)
-    words = [m.text for m in a.moves]
+    words = [m.text for m in a.moves if isinstance(m, WrittenMove)]  # refuse_unread refused any other
     turn = Turn()
     if queue(req.ctx, game, user, words, turn):
         return turn_mails(req.ctx, game, turn, req.comment, user)
