@@ -133,6 +133,7 @@ __all__ = (
     "SCALE",
     "STRIP",
     "TRACK",
+    "ZOOMS",
     "board_image",
     "board_png",
     "cell_box",
@@ -143,6 +144,11 @@ __all__ = (
 
 #: Sprites are drawn this many times larger, then reduced.
 SCALE = 4
+#: The sizes a picture is drawn at: 1 (a cell 36 pixels square) for the
+#: web view's PNG, 2 for mail, whose HTML part shows it at half its pixels
+#: so that it is sharp on the screens of phones (two device pixels a CSS
+#: pixel).
+ZOOMS = (1, 2)
 #: zlib level of the PNG, chosen by measurement (bench/picture.py; a
 #: 40-tile board, 420x420 pixels): level 1 gives 12.0 KB in 0.5 ms, level 3
 #: 9.7 KB in 0.5 ms, level 6 7.5 KB in 1.0 ms, level 7 7.3 KB in 1.3 ms and
@@ -234,22 +240,61 @@ def _to_palette(image: Image.Image, allowed: tuple[int, ...]) -> Image.Image:
 
 
 # ----------------------------------------------------------------------
+# geometry at a zoom
+
+
+@dataclass(frozen=True)
+class _Geometry:
+    """The look's geometry (:mod:`.look`) at a zoom: every length in
+    pixels of the final picture, ``zoom`` times those of the look."""
+
+    zoom: int
+    cell: int
+    gap: int
+    face: int
+    corner: int
+    track: int
+    bridge: int
+    glow: int
+    margin: int
+    font: int
+    chosen: int
+    forced: int
+    dash: int
+    dash_gap: int
+    strip: int
+    ring: int
+    ring_width: int
+
+
+@cache
+def _geometry(zoom: int) -> _Geometry:
+    if zoom not in ZOOMS:
+        raise ValueError(f"zoom {zoom!r} is not one of {ZOOMS}")
+    z = zoom
+    return _Geometry(z, CELL * z, GAP * z, FACE * z, CORNER * z, TRACK * z, BRIDGE * z, GLOW * z, MARGIN * z,
+                     FONT_SIZE * z, CHOSEN_WIDTH * z, FORCED_WIDTH * z, DASH * z, DASH_GAP * z, STRIP * z,
+                     RING * z, RING_WIDTH * z)
+
+
+# ----------------------------------------------------------------------
 # sprites, drawn large and reduced once
 
 # The corner of the face a curve's track goes round, by the two sides it joins.
 _CORNER_OF = MappingProxyType({
     frozenset((N, W)): (0, 0),
-    frozenset((N, E)): (FACE, 0),
-    frozenset((S, E)): (FACE, FACE),
-    frozenset((S, W)): (0, FACE),
-})
+    frozenset((N, E)): (1, 0),
+    frozenset((S, E)): (1, 1),
+    frozenset((S, W)): (0, 1),
+})  # in faces
 
 
-def _draw_face(mask: int, glowing: int | None) -> Image.Image:
+def _draw_face(mask: int, glowing: int | None, g: _Geometry) -> Image.Image:
     """The face of a tile, ``SCALE`` times large: tracks on black, the
     ``glowing`` colour (0 white, 1 red) with the gold glow along it."""
     s = SCALE
-    size = FACE * s
+    size = g.face * s
+    TRACK, BRIDGE, GLOW = g.track, g.bridge, g.glow  # the look's lengths at this zoom
     face = Image.new("RGB", (size, size), COLOURS["tile"])
     draw = ImageDraw.Draw(face)
     inks = (COLOURS["white"], COLOURS["red"])
@@ -266,7 +311,7 @@ def _draw_face(mask: int, glowing: int | None) -> Image.Image:
             draw.rectangle((0, mid - w, size - 1, mid + w - 1), fill=ink)
 
     def disc(corner: tuple[int, int], radius: int, ink: Rgb) -> None:
-        cx, cy = corner[0] * s, corner[1] * s
+        cx, cy = corner[0] * size, corner[1] * size
         draw.ellipse((cx - radius, cy - radius, cx + radius - 1, cy + radius - 1), fill=ink)
 
     def arc(corner: tuple[int, int], ink: Rgb, glow: bool) -> None:
@@ -305,14 +350,15 @@ def _draw_face(mask: int, glowing: int | None) -> Image.Image:
     return face
 
 
-def _cell_sprite(face: Image.Image | None) -> Image.Image:
+def _cell_sprite(face: Image.Image | None, g: _Geometry) -> Image.Image:
     """A cell, ``SCALE`` times large: the background with ``face`` on it,
     its corners rounded, or for an empty cell the faint outline of one."""
     s = SCALE
+    CELL, GAP, FACE, CORNER = g.cell, g.gap, g.face, g.corner  # the look's lengths at this zoom
     cell = Image.new("RGB", (CELL * s, CELL * s), COLOURS["background"])
     box = (GAP * s, GAP * s, (GAP + FACE) * s - 1, (GAP + FACE) * s - 1)
     if face is None:
-        ImageDraw.Draw(cell).rounded_rectangle(box, radius=CORNER * s, outline=COLOURS["grid"], width=s)
+        ImageDraw.Draw(cell).rounded_rectangle(box, radius=CORNER * s, outline=COLOURS["grid"], width=s * g.zoom)
         return cell
     shape = Image.new("L", (CELL * s, CELL * s), 0)
     ImageDraw.Draw(shape).rounded_rectangle(box, radius=CORNER * s, fill=255)
@@ -336,33 +382,35 @@ class _Sprites:
 
 
 @cache
-def _sprites() -> _Sprites:
-    """The tile and empty-cell sprites, drawn at first use."""
+def _sprites(zoom: int) -> _Sprites:
+    """The tile and empty-cell sprites at ``zoom``, drawn at first use."""
+    g = _geometry(zoom)
     masks = tuple(PATHS)
-    tiles = {m: _to_palette(_reduce(_cell_sprite(_draw_face(m, None))), _TILE_INKS) for m in masks}
+    tiles = {m: _to_palette(_reduce(_cell_sprite(_draw_face(m, None, g), g)), _TILE_INKS) for m in masks}
     glowing = {
-        (m, colour): _to_palette(_reduce(_cell_sprite(_draw_face(m, colour))), _WIN_INKS)
+        (m, colour): _to_palette(_reduce(_cell_sprite(_draw_face(m, colour, g), g)), _WIN_INKS)
         for m in masks
         for colour in (0, 1)
     }
-    empty = _to_palette(_reduce(_cell_sprite(None)), _EMPTY_INKS)
+    empty = _to_palette(_reduce(_cell_sprite(None, g)), _EMPTY_INKS)
     return _Sprites(tiles, glowing, empty)
 
 
 @cache
-def _font() -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     """Pillow's own font (FreeType, built in: no file to find)."""
-    return ImageFont.load_default(size=FONT_SIZE)
+    return ImageFont.load_default(size=size)
 
 
 @cache
-def _label(text: str, row: bool) -> Image.Image:
+def _label(text: str, row: bool, zoom: int = 1) -> Image.Image:
     """The sprite of a label, drawn at first use: a row number (``MARGIN``
     x ``CELL``, to stand beside its row) or column letters (``CELL`` x
     ``MARGIN``, above or below its column), the text in the middle."""
-    size = (MARGIN, CELL) if row else (CELL, MARGIN)
+    g = _geometry(zoom)
+    size = (g.margin, g.cell) if row else (g.cell, g.margin)
     image = Image.new("RGB", size, COLOURS["background"])
-    ImageDraw.Draw(image).text((size[0] / 2, size[1] / 2), text, font=_font(), fill=COLOURS["label"],
+    ImageDraw.Draw(image).text((size[0] / 2, size[1] / 2), text, font=_font(g.font), fill=COLOURS["label"],
                                anchor="mm")
     return _to_palette(image, _LABEL_INKS)
 
@@ -379,49 +427,53 @@ def frame_size(board: Board) -> tuple[int, int]:
     return board.width + 2, board.height + 2
 
 
-def picture_size(board: Board, *, draw: int | None = None) -> tuple[int, int]:
+def picture_size(board: Board, *, draw: int | None = None, zoom: int = 1) -> tuple[int, int]:
     """(width, height) of the picture in pixels (with ``draw``, the strip
-    under it that shows the face drawn)."""
+    under it that shows the face drawn) at ``zoom``."""
+    g = _geometry(zoom)
     columns, rows = frame_size(board)
-    return 2 * MARGIN + CELL * columns, 2 * MARGIN + CELL * rows + (STRIP if draw is not None else 0)
+    return 2 * g.margin + g.cell * columns, 2 * g.margin + g.cell * rows + (g.strip if draw is not None else 0)
 
 
-def cell_box(board: Board, column: int, row: int) -> tuple[int, int, int, int]:
+def cell_box(board: Board, column: int, row: int, *, zoom: int = 1) -> tuple[int, int, int, int]:
     """The pixel box ``(x0, y0, x1, y1)`` of a cell, ``x1`` and ``y1``
     excluded (as :meth:`PIL.Image.Image.crop` takes it).  ``column`` and
     ``row`` are notation coordinates of the position (column 0 is ``@``,
     row 0 the empty row on top), as :meth:`~pbm.trax.Board.cells` gives
-    them.  Raises ``ValueError`` for a cell outside the picture."""
+    them (the picture at ``zoom``).  Raises ``ValueError`` for a cell
+    outside the picture."""
+    g = _geometry(zoom)
     columns, rows = frame_size(board)
     if not (0 <= column < columns and 0 <= row < rows):
         raise ValueError(f"cell ({column}, {row}) is not in the picture ({columns} x {rows} cells)")
-    x0 = MARGIN + CELL * column
-    y0 = MARGIN + CELL * row
-    return x0, y0, x0 + CELL, y0 + CELL
+    x0 = g.margin + g.cell * column
+    y0 = g.margin + g.cell * row
+    return x0, y0, x0 + g.cell, y0 + g.cell
 
 
-def draw_box(board: Board) -> tuple[int, int, int, int]:
+def draw_box(board: Board, *, zoom: int = 1) -> tuple[int, int, int, int]:
     """The pixel box of the tile in the strip that shows LuckyTrax's draw
     (a picture made with ``draw``): one cell under the bottom labels, below
-    column ``@``."""
+    column ``@``; at ``zoom``)."""
+    g = _geometry(zoom)
     _, rows = frame_size(board)
-    y0 = 2 * MARGIN + CELL * rows
-    return MARGIN, y0, MARGIN + CELL, y0 + CELL
+    y0 = 2 * g.margin + g.cell * rows
+    return g.margin, y0, g.margin + g.cell, y0 + g.cell
 
 
 # ----------------------------------------------------------------------
 # the picture
 
 
-def _outline(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], dashed: bool) -> None:
+def _outline(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], dashed: bool, g: _Geometry) -> None:
     x0, y0, x1, y1 = box
     if not dashed:
-        draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=INDEX["chosen"], width=CHOSEN_WIDTH)
+        draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=INDEX["chosen"], width=g.chosen)
         return
     ink = INDEX["forced"]
-    w = FORCED_WIDTH
-    for start in range(0, CELL, DASH + DASH_GAP):
-        stop = min(start + DASH, CELL) - 1
+    w = g.forced
+    for start in range(0, g.cell, g.dash + g.dash_gap):
+        stop = min(start + g.dash, g.cell) - 1
         draw.rectangle((x0 + start, y0, x0 + stop, y0 + w - 1), fill=ink)
         draw.rectangle((x0 + start, y1 - w, x0 + stop, y1 - 1), fill=ink)
         draw.rectangle((x0, y0 + start, x0 + w - 1, y0 + stop), fill=ink)
@@ -429,13 +481,15 @@ def _outline(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], dashed: 
 
 
 def board_image(board: Board, *, last_turn: bool = True, win: bool = True,
-                draw: int | None = None) -> Image.Image:
+                draw: int | None = None, zoom: int = 1) -> Image.Image:
     """The picture as a palette (mode ``"P"``) image; see :func:`board_png`."""
-    sprites = _sprites()
+    g = _geometry(zoom)
+    sprites = _sprites(zoom)
+    CELL, MARGIN = g.cell, g.margin  # the look's lengths at this zoom
     if draw is not None and draw not in sprites.tiles:
         raise ValueError(f"{draw!r} is not a tile face; the faces are the white masks 5, 10, 9, 6, 3 and 12")
     columns, rows = frame_size(board)
-    width, height = picture_size(board, draw=draw)
+    width, height = picture_size(board, draw=draw, zoom=zoom)
     canvas = Image.new("P", (width, height), INDEX["background"])
     canvas.putpalette(_PALETTE_BYTES)
     paste = canvas.paste
@@ -464,12 +518,12 @@ def board_image(board: Board, *, last_turn: bool = True, win: bool = True,
     bottom = MARGIN + CELL * rows
     right = MARGIN + CELL * columns
     for c in range(columns):
-        label = _label(column_letters(c), False)
+        label = _label(column_letters(c), False, zoom)
         x = MARGIN + CELL * c
         paste(label, (x, 0))
         paste(label, (x, bottom))
     for r in range(rows):
-        label = _label(str(r), True)
+        label = _label(str(r), True, zoom)
         y = MARGIN + CELL * r
         paste(label, (0, y))
         paste(label, (right, y))
@@ -479,21 +533,22 @@ def board_image(board: Board, *, last_turn: bool = True, win: bool = True,
         if placed:
             pen = ImageDraw.Draw(canvas)
             for n, (c, r) in enumerate(placed):
-                _outline(pen, cell_box(board, c, r), dashed=n > 0)
+                _outline(pen, cell_box(board, c, r, zoom=zoom), dashed=n > 0, g=g)
 
     if draw is not None:
-        paste(sprites.tiles[draw], draw_box(board)[:2])
+        paste(sprites.tiles[draw], draw_box(board, zoom=zoom)[:2])
         if not board.reset_due:  # after a PointTrax line the cells shown are not where it goes
             pen = ImageDraw.Draw(canvas)
             for move in board.placements(draw):
-                x0, y0, x1, y1 = cell_box(board, move.column, move.row)
+                x0, y0, x1, y1 = cell_box(board, move.column, move.row, zoom=zoom)
                 cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
-                pen.ellipse((cx - RING, cy - RING, cx + RING - 1, cy + RING - 1), outline=INDEX["placement"],
-                            width=RING_WIDTH)
+                pen.ellipse((cx - g.ring, cy - g.ring, cx + g.ring - 1, cy + g.ring - 1),
+                            outline=INDEX["placement"], width=g.ring_width)
     return canvas
 
 
-def board_png(board: Board, *, last_turn: bool = True, win: bool = True, draw: int | None = None) -> bytes:
+def board_png(board: Board, *, last_turn: bool = True, win: bool = True, draw: int | None = None,
+              zoom: int = 1) -> bytes:
     """A PNG picture of the position (see the module docstring).
 
     ``last_turn`` outlines the tiles the last turn placed (the chosen one
@@ -501,9 +556,10 @@ def board_png(board: Board, *, last_turn: bool = True, win: bool = True, draw: i
     track glow gold once a loop or a line has decided the game.  ``draw``
     (LuckyTrax: the face drawn for the player to move, a white mask) shows
     that face in a strip under the board and rings each cell it can go in
-    green.  ``ValueError`` when ``draw`` is not a face.
+    green.  ``zoom`` (one of :data:`ZOOMS`) draws every length that many
+    times larger.  ``ValueError`` when ``draw`` is not a face.
     """
     buffer = io.BytesIO()
-    image = board_image(board, last_turn=last_turn, win=win, draw=draw)
+    image = board_image(board, last_turn=last_turn, win=win, draw=draw, zoom=zoom)
     image.save(buffer, format="PNG", compress_level=COMPRESS_LEVEL)
     return buffer.getvalue()

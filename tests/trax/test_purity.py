@@ -88,7 +88,7 @@ def test_the_engine_calls_no_input_output_builtins():
 #: dozens of times slower (the sprites take 47 ms, a picture 1 ms), and the
 #: picture's callers (pbm.app) hold no object to keep them in.
 MEMOISED = frozenset({("pbm.trax.picture", "_sprites"), ("pbm.trax.picture", "_font"),
-                      ("pbm.trax.picture", "_label")})
+                      ("pbm.trax.picture", "_label"), ("pbm.trax.picture", "_geometry")})
 
 _ATOMS = (type(None), bool, int, float, complex, str, bytes, range, re.Pattern, enum.Enum, type(Ellipsis),
           __future__._Feature)
