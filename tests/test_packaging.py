@@ -65,7 +65,7 @@ def test_an_installed_wheel_answers_help_and_plays_a_move(wheel, tmp_path):
 
     (help_reply,) = execute("you@example.org", "help")
     assert help_reply["Subject"] == "Trax PBM help"
-    assert "signup alice s3cret" in help_reply.get_content()
+    assert "signup alice s3cret" in help_reply.get_body(("plain",)).get_content()
     execute("alice@example.org", "signup alice apple")
     execute("bob@example.org", "signup bob banana")
     execute("alice@example.org", "trax challenge alice bob apple")

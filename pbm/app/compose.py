@@ -39,13 +39,14 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from typing import Any, Protocol
 
-from jinja2 import Environment, FunctionLoader, StrictUndefined
-from jinja2.runtime import Macro
+from jinja2 import Environment, FunctionLoader, StrictUndefined, pass_context
+from jinja2.runtime import Context, Macro
 
 from pbm.config import ComputerConfig, Config
 from pbm.grammar import REGISTRY, usage
 from pbm.trax import VARIANTS, Board, TraxError
 from pbm.trax.picture import board_png
+from pbm.trax.picture import picture_size as picture_pixels
 from pbm.trax.render import DiagramWords, tile_diagram
 from pbm.trax.render import render as render_board
 
@@ -90,7 +91,7 @@ class Picture:
     cid: str
     png: bytes
     alt: str
-    width: int
+    width: int  # as the HTML part shows it, in CSS pixels (the PNG has more)
     height: int
     base64: str
     marked: bool = False  # the last turn is outlined
@@ -99,18 +100,64 @@ class Picture:
     drawn: bool = False  # the LuckyTrax tile drawn is shown under the board, its places ringed
 
 
+#: The pictures of mail are drawn this many times larger than the look's
+#: sizes, and the HTML part shows them at the look's sizes: sharp on the
+#: screens of phones, which have two or three device pixels a CSS pixel.
+MAIL_ZOOM = 2
+#: The HTML part shows a board's picture at most this many CSS pixels
+#: tall (smaller than its size if need be), so that on a phone the next
+#: step stands on the first screen under it.
+PICTURE_MAX_HEIGHT = 440
+
+
+@dataclass(frozen=True)
+class Card:
+    """A board as the HTML part shows it: its picture (None past the mail's
+    share of pictures), and from the template's context where the board was
+    shown, the board's view, its status and next step in words (the text
+    part's own, from ``partials/status.txt`` and ``partials/next-step.txt``:
+    the next step's first paragraph as ``step``, the others as ``more``, its
+    command line apart) and the rest of that context (the mover's comment,
+    the web address)."""
+
+    picture: Picture | None
+    view: dict[str, Any]
+    status: str
+    step: str
+    more: str
+    command: str | None
+    context: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Block:
+    """A stretch of a reply's text as the HTML part shows it: ``lead``, the
+    first paragraph of a mail (what happened); ``para``, a paragraph;
+    ``facts``, lines of ``Label:   value`` (label and value in ``rows``);
+    ``command``, a command line to copy; ``table``, the columns of a text
+    table (its heading the first of ``rows``); ``pre``, lines kept as they
+    are (diagrams), wrapped on a narrow screen; ``heading``, ``note``
+    (indented prose) and ``rule``."""
+
+    kind: str
+    text: str = ""
+    rows: tuple[tuple[str, ...], ...] = ()
+
+
 @dataclass(frozen=True)
 class Text:
     """A rendered reply: its subject and text body, and for the HTML part the
-    body again in ``pieces`` (text, or the picture that stands there)."""
+    body again in ``pieces`` (text, or the card that shows a board, or the
+    picture that stands there)."""
 
     subject: str
     body: str
-    pieces: tuple[str | Picture, ...] = ()
+    pieces: tuple[str | Card | Picture, ...] = ()
 
     @property
     def pictures(self) -> tuple[Picture, ...]:
-        return tuple(p for p in self.pieces if isinstance(p, Picture))
+        found = (p.picture if isinstance(p, Card) else p for p in self.pieces)
+        return tuple(p for p in found if isinstance(p, Picture))
 
 
 #: The widest line a reply may have (RFC 5322 recommends 78).
@@ -226,12 +273,95 @@ def table(header: Sequence[str], rows: Iterable[Sequence[object]], align: str = 
     return "\n".join(out)
 
 
+#: A line of facts: a label, a colon and at least two blanks, the value.
+_FACT = re.compile(r"([A-Z][^:]{0,24}):  +(\S.*)")
+#: The longest first paragraph shown large, as what happened.
+LEAD_CHARS = 200
+
+
+def _columns(lines: list[str]) -> tuple[tuple[str, ...], ...]:
+    """The cells of a text table (lines of three or more columns set two
+    blanks apart, as many in each line), or none."""
+    cells = tuple(tuple(re.split(r" {2,}", line.strip())) for line in lines)
+    if len(cells) < 2 or len(cells[0]) < 3 or any(len(row) != len(cells[0]) for row in cells):
+        return ()
+    return cells
+
+
+def blocks(text: str, *, lead: bool = False) -> tuple[Block, ...]:
+    """A reply's text as the HTML part shows it (see :class:`Block`): the
+    paragraphs the text part folded joined again (a line of capitals alone
+    a heading), ``Label:   value`` lines (with the lines that continue a
+    value under it) as facts, an indented line after a line that ends in a
+    colon as a command to copy (the templates bring in what to send so),
+    other indented prose as a note, indented lines, tables and diagrams kept
+    as they are; a short first paragraph a ``lead`` if asked."""
+    out: list[Block] = []
+
+    def add(kind: str, lines: list[str]) -> None:
+        nonlocal lead
+        joined = " ".join(line.strip() for line in lines)
+        if kind == "para" and len(lines) == 1 and joined.isupper():
+            out.append(Block("heading", joined))
+        elif kind == "para":
+            out.append(Block("lead" if lead and len(joined) <= LEAD_CHARS else "para", joined))
+        elif kind == "facts":
+            rows: list[list[str]] = []
+            for line in lines:
+                found = _FACT.fullmatch(line)
+                if found:
+                    rows.append([found[1], found[2]])
+                else:
+                    rows[-1][1] += " " + line.strip()
+            out.append(Block("facts", rows=tuple((label, value) for label, value in rows)))
+        elif kind == "command":
+            out.extend(Block("command", line.strip()) for line in lines)
+        elif kind == "pre" and all(set(line.strip()) <= set("=-") for line in lines):
+            out.append(Block("rule"))
+        elif kind == "pre" and (cells := _columns(lines)):
+            out.append(Block("table", rows=cells))
+        elif kind == "pre" and all(re.fullmatch(r" +[\w(\"'].*", line) and "  " not in line.strip()
+                                   for line in lines):
+            out.append(Block("note", joined))
+        else:
+            out.append(Block("pre", "\n".join(lines)))
+        lead = False
+
+    for chunk in re.split(r"\n[ \t]*\n", text.strip("\n")):
+        lines = chunk.rstrip().split("\n")
+        if not chunk.strip():
+            continue
+        kind, before = "", ""
+        run: list[str] = []
+        for line in lines:
+            if _FACT.fullmatch(line) or (kind == "facts" and line.startswith("   ")):
+                this = "facts"
+            elif line.startswith("  ") and before.endswith(":") and ": " not in line and "  " not in line.strip():
+                this = "command"
+            elif kind == "para" and ": " in run[0] and len(line) - len(line.lstrip(" ")) == run[0].index(": ") + 2:
+                this = "para"  # "The right form: ..." folded under its value
+            elif line.startswith(" ") or "  " in line.strip() or set(line.strip()) <= set("=-|+"):
+                this = "pre"
+            else:
+                this = "para"
+            if this != kind and run:
+                add(kind, run)
+                run = []
+            kind, before = this, line
+            run.append(line)
+        add(kind, run)
+    return tuple(out)
+
+
 @dataclass
 class _Collector:
-    """The boards a reply's templates asked to picture, while it renders."""
+    """The boards a reply's templates asked to picture, while it renders
+    (each with the LuckyTrax tile drawn, and for a board's view the context
+    it was shown in)."""
 
     nonce: str = field(default_factory=lambda: secrets.token_hex(6))
-    boards: list[tuple[Board, int | None]] = field(default_factory=list)  # and the LuckyTrax tile drawn
+    boards: list[tuple[Board, int | None]] = field(default_factory=list)
+    contexts: list[dict[str, Any] | None] = field(default_factory=list)
 
     def marker(self, index: int) -> str:
         return f"\x00{self.nonce}:{index}\x00"
@@ -274,19 +404,26 @@ class Renderer:
             lstrip_blocks=True,
             autoescape=html,
             auto_reload=False,  # templates are read once: no look at every include per reply
+            extensions=["jinja2.ext.do"] if html else [],  # the HTML part's lists of facts
         )
 
     @staticmethod
-    def _picture(board: Board | dict[str, Any]) -> str:
+    @pass_context
+    def _picture(context: Context, board: Board | dict[str, Any]) -> str:
         """``{{ picture(view) }}`` in a template: where the board's picture
-        stands in the HTML part (the text part leaves the line out)."""
+        stands in the HTML part (the text part leaves the line out), in
+        place of the text up to ``{{ picture_end() }}`` (which must follow);
+        for a board's view, the HTML part shows the board there as a card,
+        from the context it was shown in."""
         collector = _collecting.get()
         if collector is None:
             return ""
         if isinstance(board, dict):
             collector.boards.append((board["board"], board.get("draw")))
+            collector.contexts.append({**context.get_all(), "view": board})
         else:
             collector.boards.append((board, None))
+            collector.contexts.append(None)
         return collector.marker(len(collector.boards) - 1)
 
     @staticmethod
@@ -307,10 +444,37 @@ class Renderer:
         finally:
             _collecting.reset(token)
 
-    def html_page(self, subject: str, pieces: Iterable[str | Picture]) -> str:
-        """The HTML part: the text in ``<pre>`` blocks and the pictures."""
-        parts = [{"text": p} if isinstance(p, str) else {"picture": p} for p in pieces]
-        return self.html.get_template("html/mail.html").render(subject=subject, parts=parts)
+    def html_page(self, subject: str, pieces: Iterable[str | Card | Picture], *, whole: str | None = None,
+                  **context: Any) -> str:
+        """The HTML part: the text as paragraphs, facts and boxes
+        (:func:`blocks`), each board as a card, the pictures; or with
+        ``whole``, that text as it is, in one block."""
+        parts: list[dict[str, Any]] = [{"blocks": (Block("pre", whole),)}] if whole is not None else []
+        first = True
+        for piece in pieces:
+            if isinstance(piece, str):
+                parts.append({"blocks": blocks(piece, lead=first)})
+            elif isinstance(piece, Card):
+                parts.append({"card": piece})
+            else:
+                parts.append({"picture": piece})
+            first = False
+        return self.html.get_template("html/mail.html").render(subject=subject, parts=parts, **context)
+
+    def card(self, picture: Picture | None, context: dict[str, Any]) -> Card:
+        """The card of a board shown with ``context`` (see :class:`Card`)."""
+        status = " ".join(self.partial("partials/status.txt", **context).split())
+        paragraphs: list[list[str]] = [[]]
+        command = None
+        for line in self.partial("partials/next-step.txt", **context).strip("\n").split("\n"):
+            if line.startswith("  ") and line.strip():
+                command = line.strip()
+            elif line.strip():
+                paragraphs[-1].append(line.strip())
+            elif paragraphs[-1]:
+                paragraphs.append([])
+        step, *more = [" ".join(p) for p in paragraphs if p] or [""]
+        return Card(picture, context["view"], status, step, " ".join(more), command, context)
 
     @staticmethod
     def _source(name: str) -> str | None:
@@ -437,36 +601,44 @@ class Composer:
 
     def _place_pictures(self, text: Text, collector: _Collector) -> Text:
         """The text part without the picture markers; the pieces of the HTML
-        part with a picture at each marker (none when pictures are off)."""
-        if not collector.boards:
-            return text
+        part (none when the server sends no HTML): the text, with each board
+        that has its picture shown as a card in place of its text (or a
+        picture alone where a template asked for one)."""
         # a marker stands on a line of its own (the text part drops the line);
         # one made with another nonce is text a player wrote: it stays
-        lines = [line for line in text.body.split("\n") if line != collector.end]
+        lines = text.body.split("\n")
         markers = {collector.marker(i): i for i in range(len(collector.boards))}
-        plain = "\n".join(line for line in lines if line not in markers)
+        plain = "\n".join(line for line in lines if line not in markers and line != collector.end)
         if not self.config.server.pictures:
             return Text(text.subject, plain)
         # the pictures and the HTML copy of the text count against the
-        # reply's size cap too: boards past it are shown in text only
+        # reply's size cap too: boards past it are shown in their text
         budget = self.config.limits.max_reply_bytes - 2 * len(plain.encode("utf-8"))
-        pieces: list[str | Picture] = []
+        pieces: list[str | Card | Picture] = []
         chunk: list[str] = []
+        in_card = False
         for line in lines:
+            if line == collector.end:
+                in_card = False
+                continue
             index = markers.get(line)
             if index is None:
-                chunk.append(line)
+                if not in_card:
+                    chunk.append(line)
                 continue
+            if budget < 0 or self._room <= 0:
+                continue  # past the size cap, or the mail's share of pictures: the board in text
+            picture = self.picture(*collector.boards[index])
+            budget -= len(picture.base64)
+            if budget < 0:
+                continue
+            self._room -= 1
             if "".join(chunk).strip():
                 pieces.append("\n".join(chunk) + "\n")
             chunk = []
-            if budget < 0 or self._room <= 0:
-                continue  # past the size cap, or the mail's share of pictures: text only, nothing drawn
-            picture = self.picture(*collector.boards[index])
-            budget -= len(picture.base64)
-            if budget >= 0:
-                pieces.append(picture)
-                self._room -= 1
+            context = collector.contexts[index]
+            pieces.append(self.renderer.card(picture, context) if context is not None else picture)
+            in_card = True
         if "".join(chunk).strip():
             pieces.append("\n".join(chunk))
         return Text(text.subject, plain, tuple(pieces))
@@ -479,13 +651,15 @@ class Composer:
         if found is not None:
             self._pictures.move_to_end(key)
             return found
-        png = board_png(board) if draw is None else board_png(board, draw=draw)
+        png = board_png(board, zoom=MAIL_ZOOM) if draw is None else board_png(board, draw=draw, zoom=MAIL_ZOOM)
         digest = hashlib.sha256(png).hexdigest()[:20]
         last = board.last_turn()
         alt = " ".join(self.renderer.partial("html/picture-alt.txt", board=board).split())
+        width, height = picture_pixels(board, draw=draw)  # CSS pixels: the PNG has MAIL_ZOOM times as many
+        if height > PICTURE_MAX_HEIGHT:
+            width, height = width * PICTURE_MAX_HEIGHT // height, PICTURE_MAX_HEIGHT
         picture = Picture(
-            cid=f"board-{board.ply}-{digest}@{self.domain}", png=png, alt=alt,
-            width=int.from_bytes(png[16:20], "big"), height=int.from_bytes(png[20:24], "big"),
+            cid=f"board-{board.ply}-{digest}@{self.domain}", png=png, alt=alt, width=width, height=height,
             base64=base64.encodebytes(png).decode("ascii"), marked=last is not None,
             forced=bool(last and last.forced), won=board.winning_track() is not None, drawn=draw is not None,
         )
@@ -528,12 +702,18 @@ class Composer:
             recipients = list(dict.fromkeys(reply.to))
             html = None
             plain_only: set[str] = set()
-            if text.pictures:
-                html = self.renderer.html_page(text.subject, text.pieces)
+            pictures = text.pictures
+            if text.pieces:
+                html = self.renderer.html_page(text.subject, text.pieces, server=server,
+                                               web_url=self.config.web.base_url)
+                if len(html) > self.config.limits.max_reply_bytes:  # a long reply: its text as it is, no cards
+                    html = self.renderer.html_page(text.subject, (), whole=text.body, server=server,
+                                                   web_url=self.config.web.base_url)
+                    pictures = ()
                 if without_pictures is not None:
                     plain_only = without_pictures(recipients)
             attachments = [Attachment("image/png", p.base64, cid=p.cid, filename=f"trax-{p.cid.split('@')[0]}.png")
-                           for p in text.pictures]
+                           for p in pictures]
             plain_content = Content(text.body, files=files)
             pictured_content = Content(text.body, html, attachments, files)
             for recipient in recipients:

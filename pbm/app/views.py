@@ -6,10 +6,11 @@ them); the sentences around them are in the templates.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from pbm.domain import consent, luck, scoring
-from pbm.domain.boards import Game, colour_of_turn, mover_id
+from pbm.domain.boards import Game, colour_of_turn, colour_to_move, mover_id
 from pbm.domain.clocks import BoardClock, board_clock
 from pbm.domain.context import Context
 from pbm.domain.ratings import apart_change, rating_changes
@@ -30,6 +31,30 @@ def clock_view(clock: BoardClock) -> dict[str, Any]:
         "away": {c: shown(t) for c, t in clock.away.items()},
         "held": {c: shown(t) for c, t in clock.held.items()},
     }
+
+
+def deadlines(row: BoardRecord, clock: BoardClock, now: datetime, awaiting: bool) -> dict[str, str | None]:
+    """When the player to move gets the next reminder and loses by forfeit
+    without a move (as mail shows times), while his clock runs: none while
+    he is on vacation or his mail bounces, no reminder while a challenge
+    waits for its answer.  Reminders come daily from ``nag_days`` on."""
+    colour = colour_to_move(len(row.moves.split()))
+    if row.status != "active" or clock.waiting is None or clock.away[colour] or clock.held[colour]:
+        return {"reminder": None, "forfeit": None}
+    day = timedelta(days=1)
+    waited = clock.waiting
+    forfeit = now + row.forfeit_days * day - waited
+    if row.total_days:
+        forfeit = min(forfeit, now + row.total_days * day - clock.used[colour])
+    reminder = None
+    if not awaiting:
+        next_nag = row.nag_days * day
+        while next_nag <= waited:
+            next_nag += day
+        reminder = now + next_nag - waited
+        if reminder >= forfeit:
+            reminder = None
+    return {"reminder": shown(reminder), "forfeit": shown(forfeit)}
 
 
 def last_turn_view(game: Game, board: Board) -> dict[str, Any] | None:
@@ -66,6 +91,8 @@ def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewe
     outcome_winner = row.winner
     current = game.active and position is None
     draw = luck.current_draw(game) if current else None
+    clock = board_clock(ctx.store, row, moves, ctx.now)
+    awaiting = names.get(row.challenged_id or 0) if game.active and consent.awaited(row) else None
     return {
         "number": game.number,
         "game": row.game,
@@ -81,7 +108,7 @@ def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewe
         "reason": row.reason,
         "area_full": variant.max_size is not None and board.tile_count == variant.max_size ** 2,
         "rated": bool(row.rated),
-        "awaiting": names.get(row.challenged_id or 0) if game.active and consent.awaited(row) else None,
+        "awaiting": awaiting,
         "moves": listed,
         "ply": board.ply,
         "after": position.ply if position is not None and not trial else None,
@@ -103,7 +130,8 @@ def board_view(ctx: Context, game: Game, *, position: Board | None = None, viewe
         "last_move_at": shown(moves[-1].played_at) if moves else None,
         "now": shown(ctx.now),
         "limits": {"nag_days": row.nag_days, "forfeit_days": row.forfeit_days, "total_days": row.total_days},
-        "clock": clock_view(board_clock(ctx.store, row, moves, ctx.now)),
+        "clock": clock_view(clock),
+        "due": deadlines(row, clock, ctx.now, awaiting is not None) if current else None,
         "tournament": row.tournament,
         "label": row.label,
         "ratings": rating_changes(row),

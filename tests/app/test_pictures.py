@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 import pbm.app.compose as compose
-from pbm.app.compose import Renderer
+from pbm.app.compose import MAIL_ZOOM, PICTURE_MAX_HEIGHT, Renderer
 from pbm.app.pipeline import Pipeline
 from pbm.domain.store import Store
 from pbm.trax import Board
@@ -73,7 +73,9 @@ def outside(image: Image.Image, boxes: list[tuple[int, int, int, int]], grow: in
 
 def check_board_mail(msg: EmailMessage, moves: list[str], game: str = "trax") -> Image.Image:
     """One board mail: its structure, its HTML (no remote content, the CID
-    resolves, the text in <pre>), and its picture against the position."""
+    resolves, the board as a card with no text diagram, the status and the
+    next step's command line as the text part has them), and its picture
+    (drawn at MAIL_ZOOM, shown at the look's size) against the position."""
     text, page, picture = parts(msg)
     body = page.get_content()
     cid = picture["Content-ID"].strip("<>")
@@ -82,18 +84,25 @@ def check_board_mail(msg: EmailMessage, moves: list[str], game: str = "trax") ->
     assert not re.search(r"(?i)<script|https?:|data:|src=\"(?!cid:)", body)
     alt = html.unescape(re.search(r'alt="([^"]*)"', body).group(1))
     assert (" ".join(moves) in alt) if moves else "empty board" in alt
-    shown = html.unescape("".join(re.findall(r"<pre[^>]*>(.*?)</pre>", body, re.DOTALL)))
-    assert shown.replace("\n", "") == text.get_content().replace("\n", "")
+    plain = text.get_content()
+    assert "<pre" not in body and "o = white, # = black" in plain and "o = white" not in body
+    words = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
+    status = next(line for line in plain.splitlines() if line.startswith(("It is ", "Game ", "Board ")))
+    assert status in words
+    for command in re.findall(r"(?m)^  (\S+ move \d+ \S+ PASSWORD \S+)$", plain):
+        assert 'class="pbm-code"' in body and command in words
     image = image_of(picture)
     assert image.mode == "P"
     board = Board.replay(moves, game)
+    width = int(re.search(r'<img [^>]*width="(\d+)"', body).group(1))
+    assert image.size[0] == MAIL_ZOOM * width or image.size[1] > MAIL_ZOOM * PICTURE_MAX_HEIGHT
     last = board.last_turn()
     if last is None:
         assert INDEX["chosen"] not in indexes(image)
         return image
-    chosen = cell_box(board, last.placed.column, last.placed.row)
+    chosen = cell_box(board, last.placed.column, last.placed.row, zoom=MAIL_ZOOM)
     assert INDEX["chosen"] in indexes_in(image, chosen)
-    forced = [cell_box(board, m.column, m.row) for m in last.forced]
+    forced = [cell_box(board, m.column, m.row, zoom=MAIL_ZOOM) for m in last.forced]
     assert INDEX["chosen"] not in outside(image, [chosen], 3)
     for box in forced:
         assert INDEX["forced"] in indexes_in(image, box)
@@ -125,7 +134,7 @@ def test_a_game_by_mail_to_a_win_has_a_picture_in_every_board_mail(players):
     track = final.winning_track()
     assert track is not None and track.kind == "loop"
     image = image_of(parts(replies[0])[2])
-    loop_boxes = [cell_box(final, c, r) for c, r in track.cells]
+    loop_boxes = [cell_box(final, c, r, zoom=MAIL_ZOOM) for c, r in track.cells]
     for box in loop_boxes:
         assert INDEX["win"] in indexes_in(image, box)
     assert INDEX["win"] not in outside(image, loop_boxes, 0)

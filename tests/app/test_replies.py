@@ -252,7 +252,7 @@ def test_a_reply_to_an_observers_copy_does_nothing(players, first):
 # --- every mail that says "reply" can be answered by Reply (issue 30) -----------------------------
 
 REPLY_SAYS = "reply to this mail with the move on the first line"
-CANNOT = "a reply to this mail cannot play the move"
+CANNOT = "A reply to this mail cannot play the move"
 
 
 def carries_token(msg) -> bool:
@@ -303,7 +303,7 @@ def test_a_mail_whose_copy_to_the_mover_has_no_token_does_not_say_reply(players,
         (shown,) = off.send(A, "trax show 101")
         for msg in (*new, shown):
             assert not carries_token(msg) and "reply to this mail" not in flat(msg)
-            assert "fill in the password and the move" in flat(msg)
+            assert "Fill in the password and the move" in flat(msg)
     finally:
         store.close()
 

@@ -183,7 +183,8 @@ def test_operator_tools_user_show_lock_unlock_and_stats(site):
     assert "apple" not in out and "scrypt" not in out
     assert run("user", "lock", "alice", "--config", "pbm.toml", cwd=site).returncode == 0
     refused = execute("alice@example.org", "trax limit alice apple 3")
-    assert "locked by the server's operator" in refused[0].get_payload(decode=True).decode()
+    plain = next(p for p in refused[0].walk() if p.get_content_type() == "text/plain")
+    assert "locked by the server's operator" in plain.get_payload(decode=True).decode()
     unlocked = run("user", "unlock", "alice", "--config", "pbm.toml", cwd=site)
     assert b"locked:        no" in unlocked.stdout
     assert not is_error(execute("alice@example.org", "trax limit alice apple 3")[0])
