@@ -105,9 +105,10 @@ class Picture:
 #: screens of phones, which have two or three device pixels a CSS pixel.
 MAIL_ZOOM = 2
 #: The HTML part shows a board's picture at most this many CSS pixels
-#: tall (smaller than its size if need be), so that on a phone the next
-#: step stands on the first screen under it.
-PICTURE_MAX_HEIGHT = 440
+#: tall (smaller than its size if need be: ten rows of cells), so that on
+#: a phone the next step stands on the first screen under it, even under
+#: an error's words.
+PICTURE_MAX_HEIGHT = 360
 
 
 @dataclass(frozen=True)

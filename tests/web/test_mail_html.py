@@ -66,6 +66,8 @@ def mails(tmp_path_factory) -> Iterator[dict[str, EmailMessage]]:
         body = "Nice one, I did not see that coming at all!" if n == 4 else ""
         replies = mail.send(address, f"trax move 101 {who} {password} {move}#{n}", body)
         out[f"move-{n}"] = first(replies, A if n % 2 == 0 else B)
+        if n == 10:  # a long error above a board of eight rows
+            out["stale-error"] = mail.send(A, "trax move 101 alice apple B2/#9")[0]
     out["game-end"] = out.pop(f"move-{len(LOOP_GAME)}")
     mail.send(A, "trax challenge alice bob apple")
     mail.send(A, "trax move 102 alice apple @0/")
@@ -90,10 +92,10 @@ def mails(tmp_path_factory) -> Iterator[dict[str, EmailMessage]]:
 
 #: The mails that carry a board: their card shows a picture; those of a game
 #: going on show the next step.
-BOARD_MAILS = ("new-board", "move-1", "move-4", "move-10", "game-end", "show", "error-with-board", "submitted",
-               "lucky", "point", "computer-new", "nag")
-NEXT_STEP = ("new-board", "move-1", "move-4", "move-10", "show", "error-with-board", "lucky", "point", "nag",
-             "computer-new")
+BOARD_MAILS = ("new-board", "move-1", "move-4", "move-10", "game-end", "show", "error-with-board", "stale-error",
+               "submitted", "lucky", "point", "computer-new", "nag")
+NEXT_STEP = ("new-board", "move-1", "move-4", "move-10", "show", "error-with-board", "stale-error", "lucky", "point",
+             "nag", "computer-new")
 PLAIN_MAILS = ("welcome", "help-commands", "ratings", "games", "usage-error", "preview")
 
 
