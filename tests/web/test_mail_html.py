@@ -199,3 +199,85 @@ def test_the_next_step_of_a_reply_move_board_is_large_and_short(mails):
     assert len(large.group(1)) < 100
     assert "trax move 101 alice PASSWORD &lt;move&gt;#5" in body
 
+
+
+# ----------------------------------------------------------------------
+# every mail of the recorded session (every command the language has)
+
+GOLDEN = Path(__file__).parent.parent / "app" / "golden" / "recorded-session.txt"
+#: What the harness page writes for each mail: its number, the width of
+#: its laid-out page, and the top of its next step's box (-1 for none).
+HARNESS_SCRIPT = """
+<script>
+window.addEventListener("load", () => {
+  const out = [];
+  for (const frame of document.querySelectorAll("iframe")) {
+    const doc = frame.contentDocument;
+    const next = doc.querySelector(".pbm-next");
+    out.push(frame.id + " " + doc.documentElement.scrollWidth + " "
+             + (next ? Math.round(next.getBoundingClientRect().top) : -1));
+  }
+  document.getElementById("results").textContent = out.join(";");
+});
+</script>"""
+
+
+def session_html_parts() -> list[tuple[str, str]]:
+    """The HTML part of every mail of the golden recorded session, with the
+    command it answered."""
+    from email import message_from_string, policy
+
+    out = []
+    command = ""
+    for chunk in re.split(r"\n(?=---- to |######## )", GOLDEN.read_text(encoding="utf-8")):
+        if chunk.startswith("######## "):
+            command = chunk.splitlines()[0][9:]
+        elif chunk.startswith("---- to "):
+            msg = message_from_string(chunk.split("\n", 1)[1], policy=policy.default)
+            part = msg.get_body(("html",))
+            if part is not None:
+                out.append((command, part.get_content()))
+    return out
+
+
+def placeholder(folder: Path, width: int, height: int) -> str:
+    """A picture of the size an HTML part gives (the golden file keeps a
+    picture's hash, not its bytes)."""
+    path = folder / f"picture-{width}x{height}.png"
+    if not path.exists():
+        Image.new("RGB", (2 * width, 2 * height), COLOURS["tile"]).save(path)
+    return path.name
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_mail_of_the_recorded_session_fits_the_screen(tmp_path, width):
+    """All the HTML parts of the session of every command, laid out in
+    Chromium at each width (one page, each mail in a frame of that width):
+    none is wider than its frame, and in a mail of one board the next step
+    begins within 800 px."""
+    parts = session_html_parts()
+    assert len(parts) > 150
+    frames = []
+    for n, (_, html) in enumerate(parts):
+        html = re.sub(r'src="cid:[^"]+"([^>]*?) width="(\d+)" height="(\d+)"',
+                      lambda m: f'src="{placeholder(tmp_path, int(m[2]), int(m[3]))}"{m[1]} width="{m[2]}" '
+                                f'height="{m[3]}"', html)
+        assert "cid:" not in html
+        srcdoc = html.replace("&", "&amp;").replace('"', "&quot;")
+        frames.append(f'<iframe id="m{n}" srcdoc="{srcdoc}" style="width:{width}px;height:1000px;border:0;'
+                      'display:block"></iframe>')
+    harness = tmp_path / "harness.html"
+    harness.write_text('<!DOCTYPE html><html><head><meta charset="utf-8"></head><body style="margin:0">'
+                       '<div id="results"></div>' + "".join(frames) + HARNESS_SCRIPT + "</body></html>",
+                       encoding="utf-8")
+    done = chromium(tmp_path, f"--window-size={width},1000", "--allow-file-access-from-files",
+                    "--virtual-time-budget=60000", "--dump-dom", harness.as_uri(), timeout=300)
+    found = re.search(r'<div id="results">([^<]*)</div>', done.stdout)
+    assert found is not None and found.group(1), done.stderr[-2000:]
+    results = [line.split() for line in found.group(1).split(";")]
+    assert len(results) == len(parts)
+    wide = [(parts[int(name[1:])][0], scroll) for name, scroll, _ in results if int(scroll) > width]
+    late = [(parts[int(name[1:])][0], top) for name, _, top in results
+            if int(top) >= 800 and parts[int(name[1:])][1].count("<img ") == 1]  # (a mail of one board)
+    assert wide == [], f"replies wider than {width} px"
+    assert late == [], f"replies whose next step begins past 800 px at {width}"
