@@ -87,3 +87,24 @@ def test_without_a_base_url_mails_carry_no_link(tmp_path):
         assert "On the web" not in text and "http" not in text
     finally:
         store.close()
+
+
+def test_the_html_part_links_the_board_page_with_a_base_url(linked, tmp_path):
+    send(linked, ALICE, f"signup {ALICE} pw-alice")
+    send(linked, BOB, f"signup {BOB} pw-bob")
+    for msg in send(linked, ALICE, f"trax challenge {ALICE} {BOB} pw-alice"):
+        html = msg.get_body(("html",)).get_content()
+        assert f'href="{BASE}/boards/101"' in html and ">Board 101 on the web</a>" in html
+        assert not re.search(r'(?i)src="https?:', html)  # a link to follow, never a remote image
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    config = load_config(write_config(plain))  # no base_url: no link
+    store = Store(config.server.database)
+    try:
+        mail = Mailbox(Pipeline(store, config), Clock())
+        send(mail, "alice", "signup alice pw-alice")
+        send(mail, "bob", "signup bob pw-bob")
+        for msg in send(mail, "alice", "trax challenge alice bob pw-alice"):
+            assert "href=" not in msg.get_body(("html",)).get_content()
+    finally:
+        store.close()
