@@ -35,6 +35,9 @@ def test_the_wheel_holds_every_module_and_every_template(wheel):
     assert modules - names == set()
     assert templates - names == set()
     assert not [n for n in names if n.startswith(("tests/", "bench/", "templates/"))]
+    # each translation catalog, and compiled by the build
+    for language in ("de", "ja"):
+        assert {f"pbm/locale/{language}/LC_MESSAGES/pbm.po", f"pbm/locale/{language}/LC_MESSAGES/pbm.mo"} <= names
 
 
 @pytest.mark.slow

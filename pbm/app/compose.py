@@ -28,7 +28,7 @@ import hashlib
 import re
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields
@@ -50,6 +50,7 @@ from pbm.trax.picture import picture_size as picture_pixels
 from pbm.trax.render import DiagramWords, tile_diagram
 from pbm.trax.render import render as render_board
 
+from .catalogs import LANGUAGES, translations
 from .messages import Attachment, Content, Head, outgoing
 from .request import CodeFor, Combined, Reply, TokenFor
 
@@ -380,10 +381,13 @@ def _template(name: str) -> Traversable:
 
 
 class Renderer:
-    """Renders the templates (read once each, then kept)."""
+    """Renders the templates (read once each, then kept) in one language:
+    their words through that language's catalog (:mod:`.catalogs`;
+    Jinja's i18n extension, ``{% trans %}`` and ``_()``)."""
 
-    def __init__(self, **globals_: Any) -> None:
-        self.env = self._environment(html=False)
+    def __init__(self, language: str = LANGUAGES[0], **globals_: Any) -> None:
+        self.language = language
+        self.env = self._environment(html=False, language=language)
         self.env.globals.update(usage=usage, registry=REGISTRY, picture=self._picture,
                                 picture_end=self._picture_end, table=table, variants=VARIANTS,
                                 computer=ComputerConfig(), reason=self.words, **globals_)
@@ -391,13 +395,15 @@ class Renderer:
         self.env.filters["tile_diagram"] = tile_diagram
         self.env.filters["wrap"] = wrap
         self.env.filters["reflow"] = reflow
-        self.html = self._environment(html=True)  # the HTML part: every value escaped
+        self.env.globals["language"] = language
+        self.html = self._environment(html=True, language=language)  # the HTML part: every value escaped
+        self.html.globals["language"] = language
         self._reasons: dict[str, Macro] | None = None
         self._diagram_words: DiagramWords | None = None
 
     @classmethod
-    def _environment(cls, *, html: bool) -> Environment:
-        return Environment(
+    def _environment(cls, *, html: bool, language: str) -> Environment:
+        env = Environment(
             loader=FunctionLoader(cls._source),
             undefined=StrictUndefined,
             keep_trailing_newline=not html,
@@ -405,8 +411,11 @@ class Renderer:
             lstrip_blocks=True,
             autoescape=html,
             auto_reload=False,  # templates are read once: no look at every include per reply
-            extensions=["jinja2.ext.do"] if html else [],  # the HTML part's lists of facts
+            # the words through the catalog; the HTML part's lists of facts
+            extensions=["jinja2.ext.i18n", *(["jinja2.ext.do"] if html else [])],
         )
+        env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
+        return env
 
     @staticmethod
     @pass_context
@@ -559,17 +568,29 @@ class Renderer:
 
 
 class Composer:
-    """Turns replies into mail from the server: each rendered once, then one
-    message per recipient (with the board pictures for those who want them)."""
+    """Turns replies into mail from the server: each rendered once per
+    language its recipients read, then one message per recipient (with the
+    board pictures for those who want them)."""
 
     def __init__(self, config: Config, renderer: Renderer | None = None) -> None:
         self.config = config
-        self.renderer = renderer or Renderer()
-        self.renderer.env.globals["web_url"] = config.web.base_url  # board and tournament mails link their pages
-        self.renderer.env.globals["computer"] = config.computer  # help computer tells its levels and budgets
-        self._pictures: OrderedDict[tuple[str, str, int | None], Picture] = OrderedDict()
+        self.renderer = self._dressed(renderer or Renderer())  # English, the templates' own language
+        self._renderers = {self.renderer.language: self.renderer}
+        self._pictures: OrderedDict[tuple[str, str, int | None, str], Picture] = OrderedDict()
         self._count = 0
         self._room = config.limits.pictures_per_mail  # pictures the mail being composed may still carry
+
+    def _dressed(self, renderer: Renderer) -> Renderer:
+        renderer.env.globals["web_url"] = self.config.web.base_url  # board and tournament mails link their pages
+        renderer.env.globals["computer"] = self.config.computer  # help computer tells its levels and budgets
+        return renderer
+
+    def renderer_for(self, language: str) -> Renderer:
+        """The renderer of ``language`` (made at first use, then kept)."""
+        found = self._renderers.get(language)
+        if found is None:
+            found = self._renderers[language] = self._dressed(Renderer(language))
+        return found
 
     @property
     def domain(self) -> str:
@@ -583,24 +604,25 @@ class Composer:
         self._count += 1
         return f"<{now:%Y%m%d%H%M%S}.{self._count}.{secrets.token_hex(5)}@{self.domain}>"
 
-    def text(self, reply: Reply) -> Text:
-        """The reply rendered, its body at most ``[limits] max_reply_bytes``
-        long (what is cut is said in a note at the end), with the pictures
-        of the boards it shows (when the server draws them)."""
+    def text(self, reply: Reply, language: str = LANGUAGES[0]) -> Text:
+        """The reply rendered in ``language``, its body at most ``[limits]
+        max_reply_bytes`` long (what is cut is said in a note at the end),
+        with the pictures of the boards it shows (when the server draws
+        them)."""
         server = self.config.server
-        with self.renderer.collecting() as collector:
+        renderer = self.renderer_for(language)
+        with renderer.collecting() as collector:
             if isinstance(reply, Combined):
-                parts = [self.renderer.render(p.template, **{"server": server, **p.context})
-                         for p in reply.parts]
-                text = self.renderer.render(reply.template, server=server, parts=parts)
+                parts = [renderer.render(p.template, **{"server": server, **p.context}) for p in reply.parts]
+                text = renderer.render(reply.template, server=server, parts=parts)
             else:
-                text = self.renderer.render(reply.template, **{"server": server, **reply.context})
+                text = renderer.render(reply.template, **{"server": server, **reply.context})
         # the templates keep to the width; what a player wrote (a comment of
         # one long line, a long address) is folded here, the last word on it
         text = Text(text.subject, wrap(text.body))
-        return self._place_pictures(self._cut(text), collector)
+        return self._place_pictures(self._cut(text, renderer), collector, renderer)
 
-    def _place_pictures(self, text: Text, collector: _Collector) -> Text:
+    def _place_pictures(self, text: Text, collector: _Collector, renderer: Renderer) -> Text:
         """The text part without the picture markers; the pieces of the HTML
         part (none when the server sends no HTML): the text, with each board
         that has its picture shown as a card in place of its text (or a
@@ -629,7 +651,7 @@ class Composer:
                 continue
             if budget < 0 or self._room <= 0:
                 continue  # past the size cap, or the mail's share of pictures: the board in text
-            picture = self.picture(*collector.boards[index])
+            picture = self.picture(*collector.boards[index], renderer=renderer)
             budget -= len(picture.base64)
             if budget < 0:
                 continue
@@ -638,16 +660,18 @@ class Composer:
                 pieces.append("\n".join(chunk) + "\n")
             chunk = []
             context = collector.contexts[index]
-            pieces.append(self.renderer.card(picture, context) if context is not None else picture)
+            pieces.append(renderer.card(picture, context) if context is not None else picture)
             in_card = True
         if "".join(chunk).strip():
             pieces.append("\n".join(chunk))
         return Text(text.subject, plain, tuple(pieces))
 
-    def picture(self, board: Board, draw: int | None = None) -> Picture:
+    def picture(self, board: Board, draw: int | None = None, *, renderer: Renderer | None = None) -> Picture:
         """The picture of ``board`` as it stands (with the LuckyTrax tile
-        ``draw`` drawn for the player to move), drawn once per board state."""
-        key = (board.variant.name, " ".join(str(m) for m in board.moves), draw)
+        ``draw`` drawn for the player to move), drawn once per board state
+        (its alt text in the language of ``renderer``)."""
+        renderer = renderer or self.renderer
+        key = (board.variant.name, " ".join(str(m) for m in board.moves), draw, renderer.language)
         found = self._pictures.get(key)
         if found is not None:
             self._pictures.move_to_end(key)
@@ -655,7 +679,7 @@ class Composer:
         png = board_png(board, zoom=MAIL_ZOOM) if draw is None else board_png(board, draw=draw, zoom=MAIL_ZOOM)
         digest = hashlib.sha256(png).hexdigest()[:20]
         last = board.last_turn()
-        alt = " ".join(self.renderer.partial("html/picture-alt.txt", board=board).split())
+        alt = " ".join(renderer.partial("html/picture-alt.txt", board=board).split())
         width, height = picture_pixels(board, draw=draw)  # CSS pixels: the PNG has MAIL_ZOOM times as many
         if height > PICTURE_MAX_HEIGHT:
             width, height = width * PICTURE_MAX_HEIGHT // height, PICTURE_MAX_HEIGHT
@@ -669,22 +693,25 @@ class Composer:
             self._pictures.popitem(last=False)
         return picture
 
-    def _cut(self, text: Text) -> Text:
+    def _cut(self, text: Text, renderer: Renderer) -> Text:
         limit = self.config.limits.max_reply_bytes
         data = text.body.encode("utf-8")
         if len(data) <= limit:
             return text
-        note = self.renderer.partial("partials/cut.txt", size=len(data), limit=limit)
+        note = renderer.partial("partials/cut.txt", size=len(data), limit=limit)
         kept = data[: limit - len(note.encode("utf-8"))].decode("utf-8", "ignore")
         kept = kept[: kept.rfind("\n") + 1] if "\n" in kept else kept
         return Text(text.subject, kept + note)
 
     def compose(self, replies: list[Reply], key: str, now: datetime,
                 without_pictures: Callable[[Iterable[str]], set[str]] | None = None,
-                issue_token: Callable[[TokenFor, str], str] | None = None) -> list[Message]:
+                issue_token: Callable[[TokenFor, str], str] | None = None,
+                languages: Callable[[Iterable[str]], Mapping[str, str]] | None = None) -> list[Message]:
         """The messages of ``replies`` to the mail ``key`` (a Message-ID they
         answer, when it is one).  ``without_pictures`` names, of a reply's
-        recipients, those whose players turned pictures off; ``issue_token``
+        recipients, those whose players turned pictures off; ``languages``
+        gives the language each recipient reads (by lowercased address;
+        English for one not named); ``issue_token``
         makes (and stores) a reply token for a recipient's copy, which then
         carries it in its Message-ID (and Reply-To, with subaddresses); a
         copy that carries a confirmation code has it in its Message-ID
@@ -695,30 +722,22 @@ class Composer:
         self._room = self.config.limits.pictures_per_mail
         out = []
         for reply in replies:
-            text = self.text(reply)
             files = []
-            if reply.record is not None:
+            if reply.record is not None:  # the game's record: its keywords are the format's, in English
                 record = self.renderer.render("replies/record.txt", **{"server": server, **reply.context})
                 files.append((reply.record, wrap(record.body)))
             recipients = list(dict.fromkeys(reply.to))
-            html = None
-            plain_only: set[str] = set()
-            pictures = text.pictures
-            if text.pieces:
-                html = self.renderer.html_page(text.subject, text.pieces, server=server,
-                                               web_url=self.config.web.base_url)
-                if len(html) > self.config.limits.max_reply_bytes:  # a long reply: its text as it is, no cards
-                    html = self.renderer.html_page(text.subject, (), whole=text.body, server=server,
-                                                   web_url=self.config.web.base_url)
-                    pictures = ()
-                if without_pictures is not None:
-                    plain_only = without_pictures(recipients)
-            attachments = [Attachment("image/png", p.base64, cid=p.cid, filename=f"trax-{p.cid.split('@')[0]}.png")
-                           for p in pictures]
-            plain_content = Content(text.body, files=files)
-            pictured_content = Content(text.body, html, attachments, files)
+            spoken = languages(recipients) if languages is not None else {}
+            plain_only: set[str] | None = None  # asked for only when there is an HTML part
+            made: dict[str, tuple[Text, Content, Content | None]] = {}
             for recipient in recipients:
-                pictured = html is not None and recipient not in plain_only
+                language = spoken.get(recipient.lower(), LANGUAGES[0])
+                if language not in made:
+                    made[language] = self._contents(reply, language, files)
+                text, plain_content, pictured_content = made[language]
+                if pictured_content is not None and plain_only is None:
+                    plain_only = without_pictures(recipients) if without_pictures is not None else set()
+                pictured = pictured_content is not None and recipient not in (plain_only or ())
                 message_id, reply_to = self.message_id(now), None
                 wanted = reply.tokens.get(recipient)
                 if isinstance(wanted, CodeFor):
@@ -731,5 +750,26 @@ class Composer:
                         reply_to = f"{local}+r-{token}@{domain}"
                 head = Head((server.name, server.address), recipient, text.subject, format_datetime(now),
                             message_id, in_reply_to=in_reply_to, reply_to=reply_to)
-                out.append(outgoing(head, pictured_content if pictured else plain_content))
+                out.append(outgoing(head, pictured_content if pictured and pictured_content else plain_content))
         return out
+
+    def _contents(self, reply: Reply, language: str, files: list[tuple[str, str]]
+                  ) -> tuple[Text, Content, Content | None]:
+        """A reply in one language: its text, and what its message says in
+        text alone and with the HTML part (None when the server sends
+        none)."""
+        server = self.config.server
+        text = self.text(reply, language)
+        plain = Content(text.body, files=files)
+        if not text.pieces:
+            return text, plain, None
+        renderer = self.renderer_for(language)
+        pictures = text.pictures
+        html = renderer.html_page(text.subject, text.pieces, server=server, web_url=self.config.web.base_url)
+        if len(html) > self.config.limits.max_reply_bytes:  # a long reply: its text as it is, no cards
+            html = renderer.html_page(text.subject, (), whole=text.body, server=server,
+                                      web_url=self.config.web.base_url)
+            pictures = ()
+        attachments = [Attachment("image/png", p.base64, cid=p.cid, filename=f"trax-{p.cid.split('@')[0]}.png")
+                       for p in pictures]
+        return text, plain, Content(text.body, html, attachments, files)
