@@ -16,13 +16,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pbm"
 ALLOWED = {
     "secret": set(),
     "terms": set(),
+    "languages": set(),
     "config": {"secret", "terms"},
     "trax": set(),
     "ai": {"trax"},  # the computer's search: pure, on the engine
-    "grammar": {"trax", "secret", "terms"},  # the words of commands: no server configuration
-    "domain": {"trax", "grammar", "secret", "terms", "config"},
-    "app": {"trax", "grammar", "domain", "secret", "terms", "config"},
-    "server": {"trax", "ai", "grammar", "domain", "app", "secret", "terms", "config"},
+    "grammar": {"trax", "secret", "terms", "languages"},  # the words of commands: no server configuration
+    "domain": {"trax", "grammar", "secret", "terms", "languages", "config"},
+    "app": {"trax", "grammar", "domain", "secret", "terms", "languages", "config"},
+    "server": {"trax", "ai", "grammar", "domain", "app", "secret", "terms", "languages", "config"},
     "": {"server"},  # pbm/__init__.py and pbm/__main__.py
 }
 
