@@ -64,11 +64,12 @@ def login(ctx: Context, userid: UserId, password: Password, *, reset_code: bool 
 
 
 def open_account(ctx: Context, userid: UserId, password: Password, addresses: list[str],
-                 bound: list[str]) -> User:
+                 bound: list[str], language: str | None = None) -> User:
     """A new account, logged in, within the day's share of accounts opened
     from one sender (``[limits] signups_per_sender_per_day``), under a
     userid no one has; ``bound``: those of ``addresses`` bound at once
-    (the others wait for their confirmation)."""
+    (the others wait for their confirmation); ``language``: the one it is
+    answered in (None: not chosen, English)."""
     cap = ctx.config.limits.signups_per_sender_per_day
     if not limits.left(ctx, "signup", ctx.sender or "", cap):
         raise DailyLimitError("signups-today", {"cap": cap})
@@ -76,7 +77,7 @@ def open_account(ctx: Context, userid: UserId, password: Password, addresses: li
         raise UseridTakenError("userid-taken", {"userid": str(userid)})
     limits.spend(ctx, "signup", ctx.sender or "", cap)
     user = ctx.store.create_user(userid.typed, userid.key, new_password_hash(ctx, password), addresses,
-                                 ctx.now, confirmed=bound)
+                                 ctx.now, confirmed=bound, language=language)
     ctx.logged_in.add(user.id)
     return user
 

@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from pbm.languages import DEFAULT
+
 from ..times import stamp
 from .connection import StoreBase
 from .records import Address, Code, LoginFailures, Preference, User, Vacation
@@ -29,9 +31,10 @@ class AccountTables(StoreBase):
         return user
 
     def create_user(self, userid: str, key: str, password_hash: str, addresses: list[str], now: datetime,
-                    confirmed: Iterable[str] = ()) -> User:
+                    confirmed: Iterable[str] = (), language: str | None = None) -> User:
+        """A new account; ``language``: the one it is answered in (None: not chosen)."""
         user_id = self._insert("users", {"userid": userid, "key": key, "password_hash": password_hash,
-                                         "created_at": stamp(now)})
+                                         "created_at": stamp(now), "language": language})
         self.replace_addresses(user_id, addresses, confirmed)
         return self.user_by_id(user_id)
 
@@ -91,6 +94,9 @@ class AccountTables(StoreBase):
     def set_open_challenges(self, user_id: int, on: bool) -> None:
         self._update("users", "id", user_id, {"open_challenges": int(on)})
 
+    def set_language(self, user_id: int, language: str) -> None:
+        self._update("users", "id", user_id, {"language": language})
+
     def users_with_address(self, address: str) -> list[User]:
         """The accounts that have ``address`` (any case), confirmed or not."""
         return self._all_as(
@@ -112,6 +118,25 @@ class AccountTables(StoreBase):
             tuple(wanted),
         )
         return {wanted[r["address"]] for r in rows}
+
+    def languages_of(self, addresses: Iterable[str]) -> dict[str, str]:
+        """The language each of ``addresses`` is answered in, by the address
+        lowercased: its live account's (of an address several accounts
+        share, the oldest account's that chose one), else English (an
+        address of no account, or of one that chose none)."""
+        found = dict.fromkeys((a.lower() for a in addresses), DEFAULT)
+        if not found:
+            return found
+        marks = ", ".join("?" * len(found))
+        rows = self._all(
+            "SELECT lower(a.address) AS address, u.language FROM addresses a JOIN users u ON u.id = a.user_id "
+            f"WHERE u.language IS NOT NULL AND u.deleted_at IS NULL AND lower(a.address) IN ({marks}) "
+            "ORDER BY u.id DESC",
+            tuple(found),
+        )
+        for r in rows:  # the oldest account last, so its language stands
+            found[r["address"]] = r["language"]
+        return found
 
     def set_signed_off(self, user_id: int, signed_off: bool) -> None:
         self._update("users", "id", user_id, {"signed_off": int(signed_off)})

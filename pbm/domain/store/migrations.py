@@ -447,6 +447,12 @@ RATED_APART = """
         ALTER TABLE boards ADD COLUMN apart_after REAL;
 """
 
+# Replies in the player's language (issue 31): the language an account is
+# answered in, a code of pbm.languages.LANGUAGES; NULL: not chosen (English).
+LANGUAGE = """
+        ALTER TABLE users ADD COLUMN language TEXT;  -- NULL: not chosen, English
+"""
+
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
@@ -462,4 +468,5 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (11, "the computer opponent", COMPUTER),
     (12, "consent to games, bounded holds, no secrets in sent mail", TRUST),
     (13, "a game against the computer keeps its rating change", RATED_APART),
+    (14, "the language each player is answered in", LANGUAGE),
 ]

@@ -51,6 +51,7 @@ class User:
     digest_sent: str | None
     computer: bool
     open_challenges: bool
+    language: str | None  # a code of pbm.languages.LANGUAGES; None: not chosen (English)
 
 
 @dataclass(frozen=True, slots=True)
