@@ -1,4 +1,5 @@
-"""No line of any reply is longer than 78 characters.
+"""No line of any reply is wider than 78 columns (as a terminal shows them:
+``tests/widths.py``).
 
 A long session through the real pipeline, written to produce every reply
 and error template of the server with long, realistic data: userids of
@@ -30,6 +31,7 @@ from pbm.domain.store import Store
 from pbm.grammar import REGISTRY
 from pbm.server.searcher import search
 from pbm.trax import Board
+from tests.widths import columns
 
 from .conftest import Clock, Mailbox, is_error, server_config, text_of, to_of
 from .replies import client_reply, delivery_report
@@ -427,7 +429,7 @@ def test_every_reply_template_is_rendered_and_fits_78_columns(session, limited, 
     assert outputs, f"{template} was never rendered by the session"
     for text in outputs:
         for line in _marker_free(text):
-            assert len(line) <= WIDTH, f"{template}: {len(line)} columns:\n{line}"
+            assert columns(line) <= WIDTH, f"{template}: {columns(line)} columns:\n{line}"
 
 
 def test_every_help_page_fits_78_columns(session):
@@ -436,7 +438,7 @@ def test_every_help_page_fits_78_columns(session):
     for name, outputs in pages.items():
         for text in outputs:
             for line in _marker_free(text):
-                assert len(line) <= WIDTH, f"{name}: {len(line)} columns:\n{line}"
+                assert columns(line) <= WIDTH, f"{name}: {columns(line)} columns:\n{line}"
 
 
 def test_the_session_drew_a_board_in_bands_and_a_tournament_of_twelve(session):
@@ -450,14 +452,14 @@ def test_what_the_server_mailed_fits_too(session):
     """The mails as sent (text parts), after the composer's fold."""
     for msg in session.mail.sent:
         for line in text_of(msg).split("\n"):
-            assert len(line) <= WIDTH, f"{msg['Subject']}: {line}"
+            assert columns(line) <= WIDTH, f"{msg['Subject']}: {line}"
 
 
 def test_the_fold_keeps_short_lines_and_breaks_long_words():
     assert wrap("short line\n\n  indented") == "short line\n\n  indented"
     long_word = "x" * 200
     folded = wrap(f"  see {long_word} there", hang=2)
-    assert all(len(line) <= WIDTH for line in folded.split("\n"))
+    assert all(columns(line) <= WIDTH for line in folded.split("\n"))
     assert folded.replace("\n", "").replace(" ", "") == f"see{long_word}there"
     assert all(line.startswith("    ") for line in folded.split("\n")[1:])
 
@@ -469,7 +471,7 @@ def test_the_composer_folds_whatever_a_player_sends(session):
     replies = s.mail.send(address(ALICE), f"trax chat 101 {ALICE} {pw(ALICE)}", "y" * 5000 + " end")
     assert mover is not None and replies
     for msg in replies:
-        assert all(len(line) <= WIDTH for line in text_of(msg).split("\n"))
+        assert all(columns(line) <= WIDTH for line in text_of(msg).split("\n"))
 
 
 @pytest.mark.parametrize(("label", "hang"), [("Ending:    ", 11), ("Your command:  ", 15), ("Scores:    ", 11)])
@@ -479,4 +481,4 @@ def test_a_label_padded_to_the_hang_keeps_its_blanks_and_the_text_lines_up(label
     assert len(lines) > 1 and lines[0].startswith(label + "word")
     starts = {len(line) - len(line.lstrip(" ")) for line in lines[1:]}
     assert starts == {hang} == {len(label)}
-    assert all(len(line) <= 78 for line in lines)
+    assert all(columns(line) <= 78 for line in lines)
