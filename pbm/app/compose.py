@@ -53,6 +53,7 @@ from pbm.trax.render import render as render_board
 from .catalogs import LANGUAGES, translations
 from .messages import Attachment, Content, Head, outgoing
 from .request import CodeFor, Combined, Reply, TokenFor
+from .widths import NO_END, NO_START, asian, columns, cut, index_at, joins_tight, pieces
 
 #: A Message-ID that a reply may name in In-Reply-To and References:
 #: printable ASCII with one "@" and no blank, quote or angle bracket inside.
@@ -171,7 +172,17 @@ def fill(words: list[str], width: int, first: str = "", rest: str = "") -> list[
     the first line after ``first``, the others after ``rest``; a word too
     long for a whole line is cut to fill the line it starts on (as
     textwrap does, without its regular expressions: replies fold many
-    lines)."""
+    lines).  Columns as a terminal shows them (:mod:`pbm.app.widths`):
+    Japanese takes two a character and breaks between characters too,
+    following its rules of line breaking."""
+    if "".join([first, rest, *words]).isascii():
+        return _fill(words, width, first, rest)
+    return _fill_wide(words, width, first, rest)
+
+
+def _fill(words: list[str], width: int, first: str, rest: str) -> list[str]:
+    """:func:`fill` for ASCII, where a character is a column (the fast
+    path: most replies are all ASCII)."""
     lines: list[str] = []
     line, indent, empty = first, first, True
     for word in words:
@@ -192,41 +203,156 @@ def fill(words: list[str], width: int, first: str = "", rest: str = "") -> list[
     return lines
 
 
+def _units(words: list[str]) -> list[tuple[str, bool, int, int]]:
+    """The pieces a line of ``words`` may break between, each with whether a
+    blank goes before it on the same line (the first of each word's pieces),
+    its columns, and for the first of a phrase the phrase's columns (else 0).
+
+    A word beginning with Japanese punctuation no line may begin with (a
+    lone "。") stays with the word before it, as does one after a word that
+    ends with an opening bracket (a lone "「").  A phrase is two or more
+    pieces with blanks between them and no East Asian character next to
+    those blanks: in Japanese, a command or a name of several words
+    (``trax move 101 bob PASSWORD B2/``), which goes whole to the next line
+    when it fits there."""
+    units: list[tuple[str, bool]] = []
+    for word in words:
+        parts = pieces(word)
+        after, before = parts[0][0], units[-1][0][-1] if units else ""
+        if units and ((after in NO_START and asian(after)) or (before in NO_END and asian(before))):
+            units[-1] = (units[-1][0] + " " + parts[0], units[-1][1])
+        else:
+            units.append((parts[0], True))
+        units.extend((part, False) for part in parts[1:])
+    out: list[tuple[str, bool, int, int]] = []
+    span, joined = 0, False  # the columns from this piece to its phrase's end; the next in it?
+    for i in range(len(units) - 1, -1, -1):
+        text, blank = units[i]
+        size = columns(text)
+        span = size + (1 + span if joined else 0)
+        tight = blank and i > 0 and not asian(text[0]) and not asian(units[i - 1][0][-1])
+        out.append((text, blank, size, span if joined and not tight else 0))
+        joined = tight
+    out.reverse()
+    return out
+
+
+def _fill_wide(words: list[str], width: int, first: str, rest: str) -> list[str]:
+    """:func:`fill` for text that is not all ASCII: measured in columns,
+    broken between the pieces of :func:`pbm.app.widths.pieces` too."""
+    lines: list[str] = []
+    line, used, empty = first, columns(first), True
+    start, indent = used, columns(rest)  # the columns of this line's indent, of the next lines'
+    for text, blank, size, phrase in _units(words):
+        if phrase and not empty and used + 1 + phrase > width and phrase <= width - indent:
+            lines.append(line)  # the phrase goes whole to the next line
+            line, used, empty = rest, indent, True
+            start = used
+        while True:
+            gap = 1 if blank and not empty else 0
+            if used + gap + size <= width:
+                line = line + " " + text if gap else line + text
+                used, empty = used + gap + size, False
+                break
+            if size > width - start:  # fits on no line: fill this one with its start
+                head, tail = cut(text, width - used - gap)
+                if not head and empty:  # not even its first character fits: it goes anyway
+                    head, tail = text[:1], text[1:]
+                if head:
+                    line = line + " " * gap + head
+                    text, size = tail, columns(tail)
+                    if not text:
+                        empty = False
+                        break
+            lines.append(line)
+            line, used, empty = rest, indent, True
+            start = used
+    lines.append(line)
+    return lines
+
+
+#: The blanks a line is cut at into words: ASCII's (a no-break space and
+#: the ideographic space belong to the text, and stay).
+_BLANKS = re.compile(r"[ \t\n\r\f\v]+")
+
+
+def _words(text: str) -> list[str]:
+    """``text``'s words, cut at ASCII blanks."""
+    return [word for word in _BLANKS.split(text) if word]
+
+
 def wrap(text: str, width: int = WIDTH, hang: int = 0) -> str:
     """Each line of ``text`` folded at blanks to at most ``width`` columns;
     a continuation keeps the line's own indent plus ``hang`` blanks, under
     the text after a label padded to the hang (``"Ending:    when ..."``,
     whose blanks are kept).  A word longer than a whole line (an address, a
-    URL) is cut where it must be."""
+    URL) is cut where it must be.  Japanese is folded between characters
+    too, in columns (see :func:`fill`)."""
+    text = str(text)
+    if not text.isascii():
+        return _wrap_wide(text, width, hang)
     out: list[str] = []
-    for line in str(text).split("\n"):
+    for line in text.split("\n"):
         if len(line) <= width:
             out.append(line)
             continue
         indent = line[: len(line) - len(line.lstrip(" "))]
         label = len(indent) + hang  # "Ending:    when ...": the label keeps its blanks
         if hang and line[label - 1: label] == " " and line[label: label + 1] not in ("", " "):
-            out += fill(line[label:].split(), width, line[:label], indent + " " * hang)
+            out += _fill(line[label:].split(), width, line[:label], indent + " " * hang)
         else:
-            out += fill(line.split(), width, indent, indent + " " * hang)
+            out += _fill(line.split(), width, indent, indent + " " * hang)
     return "\n".join(out)
+
+
+def _wrap_wide(text: str, width: int, hang: int) -> str:
+    """:func:`wrap` for text that is not all ASCII."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if columns(line) <= width:
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        at = index_at(line, len(indent) + hang) if hang else None  # where the label ends
+        if at and line[at - 1] == " " and line[at: at + 1] not in ("", " "):
+            out += _fill_wide(_words(line[at:]), width, line[:at], indent + " " * hang)
+        else:
+            out += _fill_wide(_words(line), width, indent, indent + " " * hang)
+    return "\n".join(out)
+
+
+def _join(lines: list[str]) -> str:
+    """A paragraph's lines as one: a blank between them, except between
+    two wide characters (Japanese broken across lines has no blank)."""
+    joined = lines[0]
+    for line in lines[1:]:
+        joined += line if joins_tight(joined[-1], line[0]) else " " + line
+    return joined
 
 
 def reflow(text: str, width: int = WIDTH) -> str:
     """Prose made to fit: each paragraph (lines with no indent, up to a
     blank or an indented line) joined and folded again at ``width``; indented
     lines (examples, commands to copy) stay as they are, folded only when
-    too long."""
+    too long.  Japanese lines join without a blank and fold between
+    characters, in columns (see :func:`fill`)."""
+    text = str(text)
+    wide = not text.isascii()
     out: list[str] = []
     paragraph: list[str] = []
 
     def flush() -> None:
-        if paragraph:
+        if not paragraph:
+            return
+        if wide:
+            joined = _join(paragraph)
+            out.extend([joined] if columns(joined) <= width else _fill_wide(_words(joined), width, "", ""))
+        else:
             joined = " ".join(paragraph)
-            out.extend([joined] if len(joined) <= width else fill(joined.split(), width))
-            paragraph.clear()
+            out.extend([joined] if len(joined) <= width else _fill(joined.split(), width, "", ""))
+        paragraph.clear()
 
-    for line in str(text).split("\n"):
+    for line in text.split("\n"):
         if not line.strip():
             flush()
             out.append("")
@@ -242,7 +368,8 @@ def reflow(text: str, width: int = WIDTH) -> str:
 def table(header: Sequence[str], rows: Iterable[Sequence[object]], align: str = "", *, lead: int = 1,
           indent: int = 0, width: int = WIDTH) -> str:
     """Rows of cells in columns as wide as their widest cell, two blanks
-    apart (``align``: a ``<`` or ``>`` per column; left when not said).
+    apart (``align``: a ``<`` or ``>`` per column; left when not said),
+    counted as a terminal shows them (a Japanese character two columns).
 
     A table too wide for ``width`` keeps its first ``lead`` columns aligned
     and lets each row run on: a cell that does not fit on the line goes to
@@ -250,15 +377,23 @@ def table(header: Sequence[str], rows: Iterable[Sequence[object]], align: str = 
     those columns in one run, "White / Black / Status")."""
     header = [str(h) for h in header]
     body = [[str(c) for c in row] for row in rows]
-    columns = len(header)
-    widths = [max([len(header[i]), *(len(r[i]) for r in body)]) for i in range(columns)]
-    sides = (align + "<" * columns)[:columns]
+    size: Callable[[str], int] = len
+    if not ("".join(header) + "".join(map("".join, body))).isascii():
+        size = columns
+    count = len(header)
+    widths = [max([size(header[i]), *(size(r[i]) for r in body)]) for i in range(count)]
+    sides = (align + "<" * count)[:count]
     pad = " " * indent
 
     def cell(i: int, text: str) -> str:
         return text.rjust(widths[i]) if sides[i] == ">" else text.ljust(widths[i])
 
-    if indent + sum(widths) + 2 * (columns - 1) <= width:
+    if size is columns:
+        def cell(i: int, text: str) -> str:  # padded to its columns, not its characters
+            room = widths[i] - columns(text) + len(text)
+            return text.rjust(room) if sides[i] == ">" else text.ljust(room)
+
+    if indent + sum(widths) + 2 * (count - 1) <= width:
         lines = ["  ".join(cell(i, c) for i, c in enumerate(row)) for row in [list(header), *body]]
         return "\n".join(pad + line.rstrip() for line in lines)
     start = indent + sum(widths[:lead]) + 2 * lead
@@ -266,11 +401,11 @@ def table(header: Sequence[str], rows: Iterable[Sequence[object]], align: str = 
     for row in body:
         line = pad + "  ".join(cell(i, row[i]) for i in range(lead))
         for text in row[lead:]:
-            if len(line) + 2 + len(text) <= width:
+            if size(line) + 2 + size(text) <= width:
                 line = f"{line}  {text}"
             else:  # on the next line, under the run-on columns (or further left if need be)
                 out.append(line.rstrip())
-                line = " " * min(start, max(width - len(text), 0)) + text
+                line = " " * min(start, max(width - size(text), 0)) + text
         out.append(line.rstrip())
     return "\n".join(out)
 
