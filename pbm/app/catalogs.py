@@ -24,8 +24,8 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import Translations
 
-#: The languages replies are written in; the first is the templates' own.
-LANGUAGES = ("en", "de", "ja")
+from pbm.languages import DEFAULT, LANGUAGES
+
 #: The gettext domain of pbm's catalogs.
 DOMAIN = "pbm"
 #: Where the catalogs are, wherever the package is installed.
@@ -43,7 +43,7 @@ def translations(language: str) -> NullTranslations:
     the source compiled here.  ``KeyError`` for a language pbm has not."""
     if language not in LANGUAGES:
         raise KeyError(f"no replies in {language!r}: the languages are {', '.join(LANGUAGES)}")
-    if language == LANGUAGES[0]:
+    if language == DEFAULT:
         return NullTranslations()
     source, compiled = catalog_path(language, "po"), catalog_path(language, "mo")
     if compiled.is_file() and not _older(compiled, source):

@@ -44,13 +44,14 @@ from jinja2.runtime import Context, Macro
 
 from pbm.config import ComputerConfig, Config
 from pbm.grammar import REGISTRY, usage
+from pbm.languages import DEFAULT
 from pbm.trax import VARIANTS, Board, TraxError
 from pbm.trax.picture import board_png
 from pbm.trax.picture import picture_size as picture_pixels
 from pbm.trax.render import DiagramWords, tile_diagram
 from pbm.trax.render import render as render_board
 
-from .catalogs import LANGUAGES, translations
+from .catalogs import translations
 from .messages import Attachment, Content, Head, outgoing
 from .request import CodeFor, Combined, Reply, TokenFor
 from .widths import NO_END, NO_START, asian, columns, cut, index_at, joins_tight, pieces
@@ -520,7 +521,7 @@ class Renderer:
     their words through that language's catalog (:mod:`.catalogs`;
     Jinja's i18n extension, ``{% trans %}`` and ``_()``)."""
 
-    def __init__(self, language: str = LANGUAGES[0], **globals_: Any) -> None:
+    def __init__(self, language: str = DEFAULT, **globals_: Any) -> None:
         self.language = language
         self.env = self._environment(html=False, language=language)
         self.env.globals.update(usage=usage, registry=REGISTRY, picture=self._picture,
@@ -739,7 +740,7 @@ class Composer:
         self._count += 1
         return f"<{now:%Y%m%d%H%M%S}.{self._count}.{secrets.token_hex(5)}@{self.domain}>"
 
-    def text(self, reply: Reply, language: str = LANGUAGES[0]) -> Text:
+    def text(self, reply: Reply, language: str = DEFAULT) -> Text:
         """The reply rendered in ``language``, its body at most ``[limits]
         max_reply_bytes`` long (what is cut is said in a note at the end),
         with the pictures of the boards it shows (when the server draws
@@ -866,7 +867,7 @@ class Composer:
             plain_only: set[str] | None = None  # asked for only when there is an HTML part
             made: dict[str, tuple[Text, Content, Content | None]] = {}
             for recipient in recipients:
-                language = spoken.get(recipient.lower(), LANGUAGES[0])
+                language = spoken.get(recipient.lower(), DEFAULT)
                 if language not in made:
                     made[language] = self._contents(reply, language, files)
                 text, plain_content, pictured_content = made[language]

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from pbm.app.catalogs import LANGUAGES, catalog_path, compile_po, translations
+from pbm.app.catalogs import catalog_path, compile_po, translations
 from pbm.app.compose import Renderer
+from pbm.languages import LANGUAGES
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
