@@ -10,7 +10,7 @@ to set the mail aside.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -49,6 +49,7 @@ from pbm.grammar import (
     parse_mail_commands,
     parse_reply,
 )
+from pbm.languages import asked_by_mail
 
 from . import authres
 from .compose import Composer, Renderer
@@ -266,6 +267,8 @@ class Pipeline:
         found_tokens: list[str] = []
         codes: list[tuple[int, str]] = []
         body = ""
+        # the language the mail asks for: a new account with none given takes it
+        language = asked_by_mail(header_text(msg, "Content-Language"), header_text(msg, "Accept-Language"))
         if not too_large:
             subject = decode_subject(header_text(msg, "Subject"))
             body = body_text(msg)
@@ -304,7 +307,7 @@ class Pipeline:
                     replies.append(self._notice("errors/too-large.txt", sender, size=len(raw),
                                                 limit=limits.max_message_bytes))
             else:
-                made, done = self._run(ctx, commands, result.commands, quiet=quiet)
+                made, done = self._run(ctx, commands, result.commands, quiet=quiet, language=language)
                 replies += made
                 summary = "; ".join(done) or "no command"
             if quiet and not replies:
@@ -348,6 +351,13 @@ class Pipeline:
         for m in messages:
             self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
         return messages
+
+    def languages_of(self, addresses: Iterable[str]) -> dict[str, str]:
+        """The language each of a reply's recipients reads, by the address
+        lowercased (English for an address of no account, or of one that
+        chose none): what the composer is given beside
+        ``addresses_without_pictures`` in :meth:`queue`."""
+        return self.store.languages_of(addresses)
 
     def issuer(self, now: datetime) -> Callable[[TokenFor, str], str]:
         """What the composer calls to make (and store) a reply token for
@@ -487,12 +497,12 @@ class Pipeline:
     # ------------------------------------------------------------------
 
     def _run(self, ctx: Context, commands: MailCommands, tally: list[tuple[str, str]], *,
-             quiet: bool = False) -> tuple[list[Reply], list[str]]:
+             quiet: bool = False, language: str | None = None) -> tuple[list[Reply], list[str]]:
         """The replies to the commands, and each command as the log shows it
         (its name and outcome added to ``tally``).  ``quiet``: the sender
         is over the daily share of replies: only commands that carry a
         password or code are run, and only those that proved it are
-        answered."""
+        answered.  ``language``: the one the mail's headers ask for."""
         sender = ctx.sender
         assert sender is not None
         replies: list[Reply] = []
@@ -518,7 +528,7 @@ class Pipeline:
                 if handler is None:
                     raise NotAvailableError("not-available", {"name": item.name})
                 with ctx.savepoint():
-                    made = handler(Request(ctx, sender, item, commands.comment))
+                    made = handler(Request(ctx, sender, item, commands.comment, language))
                     replies.extend(made if not quiet or self._own(ctx) else
                                    [r for r in made if sender not in r.to])
                 done.append(item.redacted())

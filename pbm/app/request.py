@@ -83,7 +83,10 @@ class Combined(Reply):
 @dataclass
 class Request(Generic[A]):
     """One command of one mail: who sent it, the command, the comment (the
-    mail's body as the players see it), and the domain context it runs in.
+    mail's body as the players see it), the language the mail's headers
+    ask for (``mail_language``: one of :data:`pbm.languages.LANGUAGES`, from
+    ``Content-Language`` or ``Accept-Language``; None when they name none),
+    and the domain context it runs in.
     ``Request[MoveArgs]``: a request whose ``args`` are a ``MoveArgs`` (the
     handler table's test checks each handler against its commands' parsers)."""
 
@@ -91,6 +94,7 @@ class Request(Generic[A]):
     sender: str
     command: Command
     comment: str = ""
+    mail_language: str | None = None
 
     @property
     def store(self) -> Store:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from .spec import CommandSpec, Reader, Scope
+from pbm.languages import LANGUAGES
+
+from .spec import CommandSpec, Reader, Scope, shorten
 from .words import (
     Password,
     Problem,
@@ -36,6 +38,7 @@ class SignupArgs:
     userid: UserId
     password: Password
     addresses: tuple[str, ...] = ()  # () = the sender's address
+    language: str | None = None  # language=LANG: one of LANGUAGES; None: not given
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +116,10 @@ SETTINGS: dict[str, tuple[str, ...]] = {
     "pictures": ("on", "off"),
     "digest": ("off", "daily"),
     "challenges": ("ask", "open"),
+    "language": LANGUAGES,
 }
+#: signup's word for the language, before its value: ``language=de``.
+LANGUAGE_WORD = "language"
 #: The hour (UTC) of a daily digest when none is given.
 DIGEST_HOUR = 7
 
@@ -133,11 +139,43 @@ def _addresses(r: Reader, start: int) -> tuple[str, ...]:
     return r.read_each(start, "address", read_address, quote=True)
 
 
+def _language(r: Reader, value: str, command: str) -> str:
+    """``value``, a language of the replies (any case), in lower case; or
+    the refusal naming the languages and how ``command`` sets one."""
+    if value.lower() not in LANGUAGES:
+        r.fail("language-value", {"word": shorten(value), "languages": LANGUAGES, "command": command})
+    return value.lower()
+
+
+def _signup_language(r: Reader) -> tuple[str | None, set[int]]:
+    """signup's ``language=LANG`` (``-language=LANG`` too), anywhere
+    after the password: the language (None: not given), and where its
+    word stands."""
+    language: str | None = None
+    places: set[int] = set()
+    for i in range(2, len(r)):
+        name, equals, value = r.words[i].partition("=")
+        if name.lstrip("-").lower() != LANGUAGE_WORD:
+            continue
+        r.accept(i)  # no address, and shown when the command is quoted
+        if not equals:
+            r.fail("language-form", {"languages": LANGUAGES})
+        if places:
+            r.fail("option-twice", {"option": LANGUAGE_WORD + "="})
+        language = _language(r, value, "signup")
+        places.add(i)
+    return language, places
+
+
 def parse_signup(r: Reader) -> SignupArgs:
     r.expect(2)
-    return SignupArgs(
-        r.read(0, "userid", read_new_userid), r.read(1, "password", _new_password), _addresses(r, 2)
-    )
+    userid = r.read(0, "userid", read_new_userid)
+    password = r.read(1, "password", _new_password)
+    language, places = _signup_language(r)
+    if len(r) - 2 - len(places) > MAX_ADDRESSES:
+        r.fail("too-many-addresses", {"most": MAX_ADDRESSES, "given": len(r) - 2 - len(places)})
+    addresses = r.read_each(2, "address", read_address, quote=True, skip=places)
+    return SignupArgs(userid, password, addresses, language)
 
 
 def parse_addresses(r: Reader) -> AddressesArgs:
@@ -251,6 +289,9 @@ def parse_set(r: Reader) -> SetArgs:
     if len(r) == 3:
         r.fail("setting-value-missing", {"setting": name, "values": values})
     value = r.keyword(3)
+    if name == "language":
+        r.accept(3)
+        value = _language(r, r.words[3], "set")
     if value not in values:
         r.fail("setting-value", {"setting": name, "values": values})
     r.accept(3)
@@ -275,7 +316,7 @@ ACCOUNT_SPECS = (
     CommandSpec(
         "signup",
         Scope.ACCOUNT,
-        "USERID PASSWORD [ADDRESS ...]",
+        f"USERID PASSWORD [ADDRESS ...] [{LANGUAGE_WORD}={'|'.join(LANGUAGES)}]",
         parse_signup,
         secret_positions=(1,),
     ),

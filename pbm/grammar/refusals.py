@@ -39,7 +39,8 @@ CODES = frozenset({
     "option-needs-value", "option-value", "role-missing",
     # a command's own rules
     "too-many-addresses", "selection-here", "selection-last", "all-show-one", "reset-no-password",
-    "no-such-setting", "setting-value-missing", "setting-value", "setting-nothing-after", "nag-before-forfeit",
+    "no-such-setting", "setting-value-missing", "setting-value", "setting-nothing-after",
+    "language-value", "language-form", "nag-before-forfeit",
     "ending-for-limited", "points-for-scored", "queue-odd", "show-what", "selection-needs-user",
     "boards-or-selection", "rounds-swiss", "pools-only", "advance-smaller", "result-values",
     # a line (parse_command) and a mail (parse_mail_commands, parse_reply)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import enum
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
@@ -367,17 +367,20 @@ class Reader:
         quote: bool | None = None,
         stop: int | None = None,
         unique: bool = True,
+        skip: Collection[int] = (),
     ) -> tuple[T, ...]:
         """Read words ``start`` .. ``stop`` (default: the end) each with
-        ``reader``; with ``unique``, repeats are dropped (the first stays)."""
+        ``reader``, but those at the indexes in ``skip`` (read as something
+        else); with ``unique``, repeats are dropped (the first stays)."""
         out: list[T] = []
         end = len(self.words) if stop is None else stop
-        for i in range(start, end):
+        places = [i for i in range(start, end) if i not in skip]
+        for nth, i in enumerate(places, 1):
             try:
                 value = reader(self.words[i])
             except Problem as problem:
                 may = self.may_quote() and quote is not False and i not in self.spec.secret_positions
-                self._fail_word(self.words[i], role, problem, may, i - start + 1)
+                self._fail_word(self.words[i], role, problem, may, nth)
             self._note(i, value)
             if not unique or value not in out:
                 out.append(value)

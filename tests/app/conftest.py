@@ -62,9 +62,9 @@ class Mailbox:
         msg["Subject"] = subject
         msg["Date"] = format_datetime(self.clock.now)
         msg["Message-ID"] = make_msgid(domain="player.test")
-        for name, value in headers.items():
-            msg[name.replace("_", "-")] = value
         msg.set_content(body)
+        for name, value in headers.items():  # after the content, which would drop a Content-* header
+            msg[name.replace("_", "-")] = value
         return self.deliver(bytes(msg))
 
     def deliver(self, raw: bytes) -> list[EmailMessage]:

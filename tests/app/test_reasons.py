@@ -53,7 +53,7 @@ SAMPLES: dict[str, Any] = {
     "title": "Trax", "to_move": "bob", "topic": "commands", "type": "int", "until": "2026-01-15 07:00 UTC",
     "used": "C3/", "userid": "alice", "value": "on", "values": ("on", "off"), "variant": "trax", "wanted": 3,
     "what": "days", "whole": True, "word": "B2x", "words": ("resign", "propose"), "tournament": "Autumn",
-    "reason": "Request Entity Too Large",
+    "reason": "Request Entity Too Large", "languages": ("en", "de", "ja"), "command": "signup",
 }
 #: Where a code takes a param of that name in a sense of its own.
 OVERRIDES: dict[tuple[str, str], Any] = {("time-too-short", "name"): "forfeit time"}

@@ -110,6 +110,14 @@ ACCOUNT_CASES = [
     ("set alice s3cret", "set", SetArgs(ALICE, PW)),
     ("set alice s3cret pictures off", "set", SetArgs(ALICE, PW, "pictures", "off")),
     ("SET alice s3cret Pictures ON", "set", SetArgs(ALICE, PW, "pictures", "on")),
+    ("set alice s3cret language DE", "set", SetArgs(ALICE, PW, "language", "de")),
+    ("signup alice s3cret language=ja", "signup", SignupArgs(ALICE, PW, (), "ja")),
+    (
+        "signup alice s3cret a@example.org Language=DE b@example.org",
+        "signup",
+        SignupArgs(ALICE, PW, ("a@example.org", "b@example.org"), "de"),
+    ),
+    ("signup alice s3cret -language=en", "signup", SignupArgs(ALICE, PW, (), "en")),
 ]
 
 
@@ -383,8 +391,8 @@ def test_every_password_of_a_command_is_named_password_in_its_usage(name):
 def test_the_usage_lines_read_as_the_command_language_says():
     assert usage("move") == "trax move BOARD USERID PASSWORD MOVE[#N]"
     assert usage("move", game="8x8trax") == "8x8trax move BOARD USERID PASSWORD MOVE[#N]"
-    assert usage("signup") == "signup USERID PASSWORD [ADDRESS ...]"
-    assert usage("signup", game="looptrax") == "signup USERID PASSWORD [ADDRESS ...]"
+    assert usage("signup") == "signup USERID PASSWORD [ADDRESS ...] [language=en|de|ja]"
+    assert usage("signup", game="looptrax") == "signup USERID PASSWORD [ADDRESS ...] [language=en|de|ja]"
     assert usage("help") == "help [TOPIC ...]"
     assert REGISTRY["help"].usage("trax") == "trax help [TOPIC ...]"
     assert usage("list") == "list"

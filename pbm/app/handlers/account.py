@@ -39,6 +39,7 @@ from pbm.grammar.account_commands import (
     UseridArgs,
     VacationArgs,
 )
+from pbm.languages import DEFAULT, LANGUAGES
 from pbm.trax import VARIANTS
 
 from ..help import UnknownTopicError, help_context, resolve_topics
@@ -61,7 +62,8 @@ def signup(req: Request[SignupArgs]) -> list[Reply]:
     a = req.args
     addresses = checked_addresses(a.addresses, req.sender)
     bound = _bound_now(req, addresses)
-    user = open_account(req.ctx, a.userid, a.password, addresses, bound)
+    # the language given, else the one the mail asks for (a claim, but it only picks the words)
+    user = open_account(req.ctx, a.userid, a.password, addresses, bound, a.language or req.mail_language)
     waiting = [x for x in addresses if x not in bound]
     asked = security.await_confirmation(req.ctx, user, waiting, req.sender)
     return [_addresses_reply(req, user, "replies/welcome.txt", asked),
@@ -145,12 +147,16 @@ def settings(req: Request[SetArgs]) -> list[Reply]:
         req.store.set_digest(user.id, a.hour if a.value == "daily" else None)
     elif a.setting == "challenges":
         req.store.set_open_challenges(user.id, a.value == "open")
+    elif a.setting == "language":
+        assert a.value is not None
+        req.store.set_language(user.id, a.value)
     user = req.store.user_by_id(user.id)
     values = {"pictures": "on" if user.pictures else "off",
               "digest": "off" if user.digest_hour is None else "daily", "digest_hour": user.digest_hour,
-              "challenges": "open" if user.open_challenges else "ask"}
+              "challenges": "open" if user.open_challenges else "ask",
+              "language": user.language or DEFAULT}
     return [Reply("replies/settings.txt", account_addresses(req.store, user, req.sender),
-                  {"userid": user.userid, "changed": a.setting, "settings": values})]
+                  {"userid": user.userid, "changed": a.setting, "settings": values, "languages": LANGUAGES})]
 
 
 def list_games(req: Request[NoArgs]) -> list[Reply]:
