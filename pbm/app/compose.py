@@ -438,7 +438,7 @@ def blocks(text: str, *, lead: bool = False) -> tuple[Block, ...]:
 
     def add(kind: str, lines: list[str]) -> None:
         nonlocal lead
-        joined = " ".join(line.strip() for line in lines)
+        joined = _join([line.strip() for line in lines if line.strip()] or [""])
         if kind == "para" and len(lines) == 1 and joined.isupper():
             out.append(Block("heading", joined))
         elif kind == "para":
@@ -550,6 +550,8 @@ class Renderer:
             # the words through the catalog; the HTML part's lists of facts
             extensions=["jinja2.ext.i18n", *(["jinja2.ext.do"] if html else [])],
         )
+        # sentences joined with blanks as their language has them (none in Japanese)
+        env.filters["sentences"] = lambda parts: _join([p for p in parts if p] or [""])
         env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
         return env
 
@@ -609,7 +611,8 @@ class Renderer:
 
     def card(self, picture: Picture | None, context: dict[str, Any]) -> Card:
         """The card of a board shown with ``context`` (see :class:`Card`)."""
-        status = " ".join(self.partial("partials/status.txt", **context).split())
+        status = _join([line.strip() for line in self.partial("partials/status.txt", **context).split("\n")
+                        if line.strip()] or [""])
         paragraphs: list[list[str]] = [[]]
         command = None
         for line in self.partial("partials/next-step.txt", **context).strip("\n").split("\n"):
@@ -619,8 +622,8 @@ class Renderer:
                 paragraphs[-1].append(line.strip())
             elif paragraphs[-1]:
                 paragraphs.append([])
-        step, *more = [" ".join(p) for p in paragraphs if p] or [""]
-        return Card(picture, context["view"], status, step, " ".join(more), command, context)
+        step, *more = [_join(p) for p in paragraphs if p] or [""]
+        return Card(picture, context["view"], status, step, _join(more) if more else "", command, context)
 
     @staticmethod
     def _source(name: str) -> str | None:

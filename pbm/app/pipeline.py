@@ -347,7 +347,7 @@ class Pipeline:
         label = answering or key
         assert label is not None
         messages = self.composer.compose(replies, label, now, self.store.addresses_without_pictures,
-                                         self.issuer(now))
+                                         self.issuer(now), self.languages_of)
         for m in messages:
             self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
         return messages
@@ -355,8 +355,8 @@ class Pipeline:
     def languages_of(self, addresses: Iterable[str]) -> dict[str, str]:
         """The language each of a reply's recipients reads, by the address
         lowercased (English for an address of no account, or of one that
-        chose none): what the composer is given beside
-        ``addresses_without_pictures`` in :meth:`queue`."""
+        chose none): what the composer renders each copy of a reply in
+        (:meth:`queue`)."""
         return self.store.languages_of(addresses)
 
     def issuer(self, now: datetime) -> Callable[[TokenFor, str], str]:

@@ -82,6 +82,10 @@ def mails(tmp_path_factory) -> Iterator[dict[str, EmailMessage]]:
     mail.clock.advance(days=8)
     nags = [mail.received(m) for m in run_tick(mail.pipeline, mail.clock.now)]
     out["nag"] = next(m for m in nags if str(m["Subject"]).startswith("Nag:"))
+    mail.send("dave@example.org", "signup dave date language=ja")
+    (new,) = {re.search(r"Board (\d+)", str(m["Subject"]))[1] for m in mail.send(A, "trax challenge alice dave apple")}
+    moved = mail.send(A, f"trax move {new} alice apple @0/", "よろしくお願いします。")
+    out["japanese"] = first(moved, "dave@example.org")
     out["help-commands"] = mail.send(C, "help commands")[0]
     out["ratings"] = mail.send(C, "trax ratings")[0]
     out["games"] = mail.send(C, "trax games alice")[0]
@@ -93,9 +97,9 @@ def mails(tmp_path_factory) -> Iterator[dict[str, EmailMessage]]:
 #: The mails that carry a board: their card shows a picture; those of a game
 #: going on show the next step.
 BOARD_MAILS = ("new-board", "move-1", "move-4", "move-10", "game-end", "show", "error-with-board", "stale-error",
-               "submitted", "lucky", "point", "computer-new", "nag")
+               "submitted", "lucky", "point", "computer-new", "nag", "japanese")
 NEXT_STEP = ("new-board", "move-1", "move-4", "move-10", "show", "error-with-board", "stale-error", "lucky", "point",
-             "nag", "computer-new")
+             "nag", "computer-new", "japanese")
 PLAIN_MAILS = ("welcome", "help-commands", "ratings", "games", "usage-error", "preview")
 
 
@@ -281,3 +285,9 @@ def test_every_mail_of_the_recorded_session_fits_the_screen(tmp_path, width):
             if int(top) >= 800 and parts[int(name[1:])][1].count("<img ") == 1]  # (a mail of one board)
     assert wide == [], f"replies wider than {width} px"
     assert late == [], f"replies whose next step begins past 800 px at {width}"
+
+
+def test_the_japanese_board_mail_is_in_japanese(mails):
+    body = mails["japanese"].get_body(("html",)).get_content()
+    assert 'lang="ja"' in body and "次は dave の手番です。" in body and "白 (o)" in body
+    assert re.search(r"trax move \d+ dave PASSWORD &lt;move&gt;#2", body)  # the command line stays as it is

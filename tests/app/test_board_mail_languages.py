@@ -1,0 +1,47 @@
+"""A board mail in each player's language, through the pipeline: the
+status, the next step, what happened and the card's facts in German or
+Japanese; the commands, the command line to copy and the text diagram as
+they are; every line within 78 columns as a terminal shows them."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from .conftest import text_of
+
+A, B = "alice@example.org", "bob@example.org"
+
+
+def columns(line: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+def html_of(msg) -> str:
+    return msg.get_body(("html",)).get_content()
+
+
+def test_each_player_reads_the_board_mail_in_his_language(players):
+    players.send(A, "set alice apple language de")
+    players.send(B, "set bob banana language ja")
+    players.send(A, "trax challenge alice bob apple")
+    alice, bob = players.send(A, "trax move 101 alice apple @0/", "Viel Glück!")
+    assert str(alice["To"]) == A and str(bob["To"]) == B
+    german, japanese = text_of(alice), text_of(bob)
+    assert "alice hat @0/ gespielt (Zug 1)." in german
+    assert "bob ist am Zug (Schwarz)." in " ".join(german.split())
+    assert "次は bob の手番です。" in japanese and "bob の手番です（黒）。" in japanese
+    assert "alice が @0/ を指しました（第 1 手）。" in japanese
+    for text in (german, japanese):
+        assert "  trax move 101 bob PASSWORD <move>#2" in text  # the command line stays as it is
+        assert "o = white, # = black" in text or "o = white" in text  # (the diagram is not yet translated)
+        assert all(columns(line) <= 78 for line in text.splitlines())
+    assert "Weiß (o)" in html_of(alice) and "白 (o)" in html_of(bob)
+    assert 'lang="de"' in html_of(alice) and 'lang="ja"' in html_of(bob)
+    assert alice["Subject"] == bob["Subject"] == "Trax Board 101 bob **"  # the old server's subjects
+
+
+def test_english_is_the_default_and_unchanged(players):
+    players.send(A, "trax challenge alice bob apple")
+    alice, bob = players.send(A, "trax move 101 alice apple @0/")
+    assert "It is bob's turn (black)." in text_of(alice) and "It is bob's turn (black)." in text_of(bob)
+    assert 'lang="en"' in html_of(bob)
