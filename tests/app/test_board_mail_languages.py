@@ -45,3 +45,16 @@ def test_english_is_the_default_and_unchanged(players):
     alice, bob = players.send(A, "trax move 101 alice apple @0/")
     assert "It is bob's turn (black)." in text_of(alice) and "It is bob's turn (black)." in text_of(bob)
     assert 'lang="en"' in html_of(bob)
+
+
+def test_the_welcome_and_an_error_come_in_the_language_of_the_signup(mail):
+    (welcome,) = mail.send("dora@example.org", "signup dora date language=de")
+    (error,) = mail.send("dora@example.org", "trax move")
+    willkommen = text_of(welcome)
+    assert welcome["Subject"] == "Welcome to Trax PBM, dora"  # subjects stay as the old server wrote them
+    assert "dora" in willkommen and "Passwort" in willkommen
+    assert error["Subject"] == "Trax error" and "Dein Befehl:" in text_of(error)
+    (welcome,) = mail.send("kenji@example.jp", "signup kenji sakura language=ja")
+    assert "パスワード" in text_of(welcome)
+    for msg in (welcome, error):
+        assert all(columns(line) <= 78 for line in text_of(msg).splitlines())

@@ -35,11 +35,12 @@ def test_a_player_sets_his_language_and_sees_it_among_his_settings(players):
     assert "set alice PASSWORD language de" in text_of(listed)
     (done,) = players.send(A, "set alice apple language DE")
     assert done["Subject"] == "Trax PBM: settings of alice" and not is_error(done)
-    assert "your setting language is now de (German)." in flat(done)
-    assert "language  de (German)" in text_of(done)
+    # the answer already comes in the language chosen
+    assert "alice, deine Einstellung language ist jetzt de (Deutsch)." in flat(done)
+    assert "language  de (Deutsch)" in text_of(done)
     assert language(players, "alice") == "de"
     (done,) = players.send(A, "set alice apple language ja")
-    assert "language  ja (Japanese)" in text_of(done)
+    assert "language  ja（日本語）" in text_of(done)
     assert "set alice PASSWORD language en" in text_of(done)
     assert language(players, "alice") == "ja"
     players.send(A, "set alice apple language en")
