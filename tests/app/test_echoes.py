@@ -157,7 +157,12 @@ def test_a_typo_in_the_move_is_named_and_the_password_masked(players):
     # the log keeps the word masked: the operator sees no word that was not read
     assert mail.result is not None and mail.result.summary.endswith("trax move 101 alice ******** ********")
     assert "B2x" not in mail.result.summary
-    assert [table for table, _ in tables_holding(mail.pipeline.store, "B2x")] == ["outbox"]  # the reply alone
+    # the reply alone holds the word, as written (a random token or hash may hold "b2x" in another case)
+    store = mail.pipeline.store
+    holding = {table for table in store.db.table_names() for row in store.db.table(table).rows
+               for value in row.values()
+               if "B2x" in (value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value))}
+    assert holding == {"outbox"}
     assert moves_of(mail) == [] and failures(mail, A) == 0
     # a wrong #N is named the same way
     (error,) = mail.send(A, "trax move 101 alice apple @0+#0")
