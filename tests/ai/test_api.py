@@ -77,7 +77,9 @@ def test_every_level_plays_every_game_type(variant, level):
         allowed = {str(m) for m in board.legal_moves()}
     assert choice.move in allowed
     board.play(choice.move)
-    assert choice.seconds < 0.05 + 0.1
+    # the budget bounds the search; the bound here is loose (a busy machine
+    # stretches wall time) but catches a search that ignores its budget
+    assert choice.seconds < 0.05 + 1.0
     assert choice.reason is not None and choice.reason.kind in REASON_KINDS
     for cell in choice.reason.cells:
         match = CELL.match(cell)
