@@ -290,35 +290,19 @@ def wrap(text: str, width: int = WIDTH, hang: int = 0) -> str:
     URL) is cut where it must be.  Japanese is folded between characters
     too, in columns (see :func:`fill`)."""
     text = str(text)
-    if not text.isascii():
-        return _wrap_wide(text, width, hang)
+    # all ASCII (most replies): a character is a column, words are cut at any blank
+    measure, fold, words = (len, _fill, str.split) if text.isascii() else (columns, _fill_wide, _words)
     out: list[str] = []
     for line in text.split("\n"):
-        if len(line) <= width:
-            out.append(line)
-            continue
-        indent = line[: len(line) - len(line.lstrip(" "))]
-        label = len(indent) + hang  # "Ending:    when ...": the label keeps its blanks
-        if hang and line[label - 1: label] == " " and line[label: label + 1] not in ("", " "):
-            out += _fill(line[label:].split(), width, line[:label], indent + " " * hang)
-        else:
-            out += _fill(line.split(), width, indent, indent + " " * hang)
-    return "\n".join(out)
-
-
-def _wrap_wide(text: str, width: int, hang: int) -> str:
-    """:func:`wrap` for text that is not all ASCII."""
-    out: list[str] = []
-    for line in text.split("\n"):
-        if columns(line) <= width:
+        if measure(line) <= width:
             out.append(line)
             continue
         indent = line[: len(line) - len(line.lstrip(" "))]
         at = index_at(line, len(indent) + hang) if hang else None  # where the label ends
-        if at and line[at - 1] == " " and line[at: at + 1] not in ("", " "):
-            out += _fill_wide(_words(line[at:]), width, line[:at], indent + " " * hang)
+        if at and line[at - 1] == " " and line[at: at + 1] not in ("", " "):  # the label keeps its blanks
+            out += fold(words(line[at:]), width, line[:at], indent + " " * hang)
         else:
-            out += _fill_wide(_words(line), width, indent, indent + " " * hang)
+            out += fold(words(line), width, indent, indent + " " * hang)
     return "\n".join(out)
 
 
