@@ -48,9 +48,8 @@ def deadlines(row: BoardRecord, clock: BoardClock, now: datetime, awaiting: bool
         forfeit = min(forfeit, now + row.total_days * day - clock.used[colour])
     reminder = None
     if not awaiting:
-        next_nag = row.nag_days * day
-        while next_nag <= waited:
-            next_nag += day
+        first = row.nag_days * day
+        next_nag = first if waited < first else first + ((waited - first) // day + 1) * day
         reminder = now + next_nag - waited
         if reminder >= forfeit:
             reminder = None
