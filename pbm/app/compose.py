@@ -116,15 +116,15 @@ PICTURE_MAX_HEIGHT = 360
 
 @dataclass(frozen=True)
 class Card:
-    """A board as the HTML part shows it: its picture (None past the mail's
-    share of pictures), and from the template's context where the board was
-    shown, the board's view, its status and next step in words (the text
-    part's own, from ``partials/status.txt`` and ``partials/next-step.txt``:
+    """A board as the HTML part shows it: its picture (a board past the
+    mail's share of pictures keeps its text), and from the template's
+    context where the board was shown, the board's view, its status and
+    next step in words (the text part's own, from ``partials/status.txt`` and ``partials/next-step.txt``:
     the next step's first paragraph as ``step``, the others as ``more``, its
     command line apart) and the rest of that context (the mover's comment,
     the web address)."""
 
-    picture: Picture | None
+    picture: Picture
     view: dict[str, Any]
     status: str
     step: str
@@ -593,7 +593,7 @@ class Renderer:
             first = False
         return self.html.get_template("html/mail.html").render(subject=subject, parts=parts, **context)
 
-    def card(self, picture: Picture | None, context: dict[str, Any]) -> Card:
+    def card(self, picture: Picture, context: dict[str, Any]) -> Card:
         """The card of a board shown with ``context`` (see :class:`Card`)."""
         status = _join([line.strip() for line in self.partial("partials/status.txt", **context).split("\n")
                         if line.strip()] or [""])
