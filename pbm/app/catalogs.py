@@ -14,12 +14,14 @@ templates are written in: it needs no catalog.
 from __future__ import annotations
 
 import io
+from datetime import UTC, datetime
 from functools import cache
 from gettext import NullTranslations
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from babel.dates import format_datetime
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import Translations
@@ -66,3 +68,37 @@ def _older(compiled: Traversable, source: Traversable) -> bool:
     if not (isinstance(compiled, Path) and isinstance(source, Path) and source.is_file()):
         return False  # a package in an archive: its .mo was made from its .po
     return compiled.stat().st_mtime < source.stat().st_mtime
+
+
+#: How a moment and a day read in each language (Babel's date patterns);
+#: English keeps the old server's ``2026-03-01 12:10 UTC`` and
+#: ``2026-03-01``.  Always UTC: the server knows no player's time zone, and
+#: one zone named keeps two players' mails comparable.
+MOMENT_PATTERNS = {"de": "d. MMMM y, HH:mm 'UTC'", "ja": "y年M月d日 HH:mm 'UTC'"}
+DAY_PATTERNS = {"de": "d. MMMM y", "ja": "y年M月d日"}
+#: The forms of a moment and of a day as views hand them to the templates.
+_SHOWN = {"%Y-%m-%d %H:%M UTC": MOMENT_PATTERNS, "%Y-%m-%d": DAY_PATTERNS}
+
+
+def moment(value: datetime | str | None, language: str) -> str:
+    """A moment (or a day) as a reply in ``language`` shows it: ``value``
+    is a :class:`datetime`, a time as :func:`pbm.domain.times.shown` wrote
+    it or a day as ``2026-03-01``.  Anything else is shown as it is; English
+    as the old server wrote it."""
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        value, patterns = value.astimezone(UTC), MOMENT_PATTERNS
+    else:
+        for form, patterns in _SHOWN.items():
+            try:
+                value = datetime.strptime(value, form).replace(tzinfo=UTC)
+                break
+            except ValueError:
+                continue
+        else:
+            return value
+    pattern = patterns.get(language)
+    if pattern is None:
+        return value.strftime(next(form for form, table in _SHOWN.items() if table is patterns))
+    return format_datetime(value, pattern, tzinfo=UTC, locale=language)

@@ -31,6 +31,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import partial
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from email.message import Message
@@ -51,7 +52,7 @@ from pbm.trax.picture import picture_size as picture_pixels
 from pbm.trax.render import DiagramWords, tile_diagram
 from pbm.trax.render import render as render_board
 
-from .catalogs import translations
+from .catalogs import moment, translations
 from .messages import Attachment, Content, Head, outgoing
 from .request import CodeFor, Combined, Reply, TokenFor
 from .widths import NO_END, NO_START, asian, columns, cut, index_at, joins_tight, pieces
@@ -537,6 +538,7 @@ class Renderer:
         # sentences joined with blanks as their language has them (none in Japanese)
         env.filters["sentences"] = lambda parts: _join([p for p in parts if p] or [""])
         env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
+        env.filters["when"] = partial(moment, language=language)  # a moment as the language writes it
         return env
 
     @staticmethod
