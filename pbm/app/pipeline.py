@@ -19,6 +19,7 @@ from email.parser import BytesParser
 from email.policy import compat32
 from email.utils import format_datetime, make_msgid
 from enum import Enum, StrEnum
+from functools import partial
 from typing import Any
 
 from pbm.config import Config
@@ -49,7 +50,7 @@ from pbm.grammar import (
     parse_mail_commands,
     parse_reply,
 )
-from pbm.languages import asked_by_mail
+from pbm.languages import DEFAULT, asked_by_mail
 
 from . import authres
 from .compose import Composer, Renderer
@@ -316,7 +317,7 @@ class Pipeline:
                 return Result(Status.DROPPED, key, sender,
                               reason="over the daily limit of mails answered",  # for the operator
                               summary=summary, commands=result.commands)
-            messages = self.queue(replies, now, key)
+            messages = self.queue(replies, now, key, asked=(sender, language) if language else None)
             self.store.record_handled(key, sender, summary, "handled", now)
             result.summary, result.replies = summary, messages
         return result
@@ -339,25 +340,34 @@ class Pipeline:
         return Result(Status.HANDLED, key, self.config.computer.userid, summary=outcome, replies=messages)
 
     def queue(self, replies: list[Reply], now: datetime, key: str | None, *,
-              answering: str | None = None) -> list[Message]:
+              answering: str | None = None, asked: tuple[str, str] | None = None) -> list[Message]:
         """Compose ``replies`` and put them in the outbox under ``key`` (the
         mail they answer; None: no mail), in the caller's transaction; the
         messages.  ``answering``: what the composer is told they answer,
-        when not ``key``."""
+        when not ``key``; ``asked``: the sender of that mail and the language
+        it asks for (its headers), for his copy when he has no account."""
         label = answering or key
         assert label is not None
+        languages = self.languages_of if asked is None else partial(self.languages_of, asked=asked)
         messages = self.composer.compose(replies, label, now, self.store.addresses_without_pictures,
-                                         self.issuer(now), self.languages_of)
+                                         self.issuer(now), languages)
         for m in messages:
             self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
         return messages
 
-    def languages_of(self, addresses: Iterable[str]) -> dict[str, str]:
+    def languages_of(self, addresses: Iterable[str], asked: tuple[str, str] | None = None) -> dict[str, str]:
         """The language each of a reply's recipients reads, by the address
-        lowercased (English for an address of no account, or of one that
-        chose none): what the composer renders each copy of a reply in
-        (:meth:`queue`)."""
-        return self.store.languages_of(addresses)
+        lowercased: his account's choice, else English; but the sender of
+        the mail answered who has no account (a newcomer asking for help, a
+        signup refused) reads the language his mail asked for (``asked``:
+        his address and that language).  What the composer renders each copy
+        of a reply in (:meth:`queue`)."""
+        found = self.store.languages_of(addresses)
+        if asked is not None:
+            sender, language = asked[0].lower(), asked[1]
+            if found.get(sender) == DEFAULT and not self.store.users_with_address(sender):
+                found[sender] = language
+        return found
 
     def issuer(self, now: datetime) -> Callable[[TokenFor, str], str]:
         """What the composer calls to make (and store) a reply token for

@@ -226,3 +226,28 @@ def test_content_language_before_accept_language():
     assert asked_by_mail("de", "ja") == "de"
     assert asked_by_mail("fr", "ja") == "ja"
     assert asked_by_mail("", "") is None
+
+
+# --- a newcomer with no account ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("headers", "spoken"), [
+    ({"Content_Language": "de"}, "Befehle"),
+    ({"Accept_Language": "ja-JP, en;q=0.5"}, "コマンド"),
+])
+def test_help_to_a_newcomer_comes_in_the_language_his_mail_asks_for(mail, headers, spoken):
+    (help_mail,) = mail.send(C, "help", **headers)
+    assert spoken in text_of(help_mail)
+    assert help_mail["Subject"] == "Trax PBM help"  # the old server's subject
+
+
+def test_the_mail_of_a_player_with_an_account_does_not_choose_his_language(players):
+    (listed,) = players.send(A, "help", Content_Language="de")
+    assert "Befehle" not in text_of(listed)
+
+
+def test_an_error_to_a_newcomer_comes_in_the_language_his_mail_asks_for(mail):
+    (error,) = mail.send(C, "trax move", Content_Language="de")
+    assert "Dein Befehl:" in text_of(error)
+    (error,) = mail.send("x@example.org", "trax move")
+    assert "Your command:" in text_of(error)
