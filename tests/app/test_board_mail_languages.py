@@ -58,3 +58,26 @@ def test_the_welcome_and_an_error_come_in_the_language_of_the_signup(mail):
     assert "パスワード" in text_of(welcome)
     for msg in (welcome, error):
         assert all(columns(line) <= 78 for line in text_of(msg).splitlines())
+
+
+def test_mail_in_other_scripts_goes_as_every_client_reads_it(mail):
+    """UTF-8 text parts in a transfer encoding every client reads (base64
+    for Japanese, a third the size of quoted-printable; quoted-printable
+    where most of the text is ASCII), every line on the wire within 78
+    octets, and a subject that holds a userid with an accent as an RFC 2047
+    encoded word: the subject stays the old server's English."""
+    mail.send(A, "signup alice apple language=ja")
+    mail.send(B, "signup bøb banana language=de")
+    mail.send(A, "trax challenge alice bøb apple")
+    japanese, german = mail.send(A, "trax move 101 alice apple @0/")
+    for msg, encoding in ((japanese, "base64"), (german, "quoted-printable")):
+        wire = bytes(msg)
+        assert wire.isascii()
+        head = wire.split(b"\r\n\r\n", 1)[0] if b"\r\n\r\n" in wire else wire.split(b"\n\n", 1)[0]
+        assert b"Subject: =?utf-8?q?Trax_Board_101_b=C3=B8b?=" in head
+        assert str(msg["Subject"]) == "Trax Board 101 bøb"
+        assert all(len(line) <= 78 for line in wire.splitlines())
+        for part in (msg.get_body(("plain",)), msg.get_body(("html",))):
+            assert part.get_content_charset() == "utf-8"
+        assert msg.get_body(("plain",))["Content-Transfer-Encoding"] == encoding
+    assert "の手番です" in text_of(japanese) and "ist am Zug" in " ".join(text_of(german).split())
