@@ -39,6 +39,7 @@ import platform
 import random
 import re
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -49,8 +50,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+#: The checkout measured: this one, or another's (PBM_ROOT=FOLDER, to
+#: measure an older commit's pipeline with this bench: --pipeline-only).
+ROOT = Path(os.environ.get("PBM_ROOT") or Path(__file__).resolve().parent.parent)
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # bench.games, whatever is measured
 
 import aioimaplib  # noqa: E402
 
@@ -64,6 +68,7 @@ from pbm.domain.context import Context  # noqa: E402
 from pbm.domain.store import Store  # noqa: E402
 from pbm.domain.turns import Turn, play  # noqa: E402
 from pbm.grammar import Password  # noqa: E402
+from pbm.terms import BoardTerms  # noqa: E402
 from tests.mail.daemon import command_mail, wait_until  # noqa: E402
 from tests.mail.servers import Dovecot, free_port  # noqa: E402
 
@@ -171,13 +176,14 @@ def seed(folder: Path, boards: int, rng: random.Random) -> list[list[str]]:
         for i in range(PLAYERS):
             ctx.password_checks = 0  # each account as if from a mail of its own
             users.append(store.create_user(f"p{i}", f"p{i}", new_password_hash(ctx, Password(f"pw{i}")),
-                                           [f"p{i}@example.org"], NOW))
+                                           [f"p{i}@example.org"], NOW,
+                                           confirmed=[f"p{i}@example.org"]))  # mail goes to them
     games = []
     for start in range(0, boards, 500):
         with store.atomic():
             for b in range(start, min(boards, start + 500)):
                 white, black = users[(2 * b) % PLAYERS], users[(2 * b + 1) % PLAYERS]
-                number = new_board(ctx, "trax", white, black)
+                number = new_board(ctx, "trax", white, black, BoardTerms())
                 game = quiet_game(rng, 40)
                 loaded = load_game(ctx, number)
                 for ply in range(SEEDED_MOVES):
@@ -199,7 +205,7 @@ def seed_computer_games(folder: Path, count: int) -> None:
     assert machine is not None
     with store.atomic():
         for i in range(count):
-            new_board(ctx, "trax", machine, store.find_user(f"p{i}"), level=4)
+            new_board(ctx, "trax", machine, store.find_user(f"p{i}"), BoardTerms(), level=4)
     store.close()
 
 
@@ -265,6 +271,41 @@ def in_process(folder: Path, warm: list[bytes], mails: list[bytes], pictures: bo
     cpu = time.process_time() - start
     store.close()
     return cpu * 1000 / len(mails)
+
+
+def pipeline_costs(pristine: Path, warm: list[bytes], mails: list[bytes],
+                   languages: tuple[str, ...] = ()) -> dict[str, float]:
+    """The pipeline's CPU per command on copies of the store ``pristine``:
+    with pictures off and on, and (pictures on) with every player reading
+    each of ``languages`` (English: no language chosen, as every player
+    before he chooses one)."""
+    cost = {}
+    for label, with_pictures, language in (("pictures off", False, None), ("pictures on", True, None),
+                                           *((f"pictures on, {lang}", True, lang) for lang in languages)):
+        with tempfile.TemporaryDirectory(dir="/tmp") as copy_dir:
+            shutil.copy(pristine, Path(copy_dir) / "pbm.sqlite3")
+            if language not in (None, "en"):
+                with sqlite3.connect(Path(copy_dir) / "pbm.sqlite3") as db:
+                    db.execute("UPDATE users SET language = ?", (language,))
+                db.close()
+            cost[label] = in_process(Path(copy_dir), warm, mails, with_pictures)
+    return cost
+
+
+def pipeline_only(stored: int, count: int, languages: tuple[str, ...]) -> None:
+    """--pipeline-only: the in-process figures alone (no Dovecot, no
+    daemon), for each player's language."""
+    rng = random.Random(stored)
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+        folder = Path(tmp)
+        games = seed(folder, stored, rng)
+        warm = commands(games, 2 * ACTIVE)
+        mails = commands(games, count, first=SEEDED_MOVES + 2)
+        cost = pipeline_costs(folder / "pbm.sqlite3", warm, mails, languages)
+    print(f"\n{stored:,} boards stored, {len(mails)} move commands through Pipeline.handle in this process "
+          f"({ROOT}):")
+    for label, ms in cost.items():
+        print(f"  {label:<16} {ms:.2f} ms CPU per command")
 
 
 def daemon_figures(dovecot: Dovecot, sink: SmtpSink, folder: Path, warm: list[bytes], mails: list[bytes],
@@ -348,11 +389,7 @@ def measure(dovecot: Dovecot, sink: SmtpSink, stored: int, count: int, samples: 
         # the pipeline in this process, on copies of the store
         pristine = folder / "pristine.sqlite3"
         shutil.copy(folder / "pbm.sqlite3", pristine)
-        cost = {}
-        for label, with_pictures in (("pictures off", False), ("pictures on", True)):
-            with tempfile.TemporaryDirectory(dir="/tmp") as copy_dir:
-                shutil.copy(pristine, Path(copy_dir) / "pbm.sqlite3")
-                cost[label] = in_process(Path(copy_dir), warm, mails, with_pictures)
+        cost = pipeline_costs(pristine, warm, mails)
         rate, cpu, waits = daemon_figures(dovecot, sink, folder, warm, mails, samples, log)
         busy_rate = None
         if searches:
@@ -381,7 +418,16 @@ def main() -> None:
     parser.add_argument("--gil", action="store_true", help="with --profile: only samples that hold the GIL")
     parser.add_argument("--searches", type=int, default=4,
                         help="the daemon's rate again while the computer runs this many searches (0: not measured)")
+    parser.add_argument("--pipeline-only", action="store_true",
+                        help="only the in-process pipeline's figures (no Dovecot or daemon needed)")
+    parser.add_argument("--languages", nargs="*", default=["en", "de", "ja"],
+                        help="with --pipeline-only: the pipeline again with every player reading each language")
     args = parser.parse_args()
+    if args.pipeline_only:
+        print(f"machine:  Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.platform()}")
+        for stored in args.stored:
+            pipeline_only(stored, args.commands, tuple(args.languages))
+        return
     if args.profile:
         PROFILE[:] = [str(args.profile), *(["--gil"] if args.gil else [])]
     print(f"machine:  Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.platform()}")
