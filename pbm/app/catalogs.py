@@ -22,6 +22,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from babel.dates import format_datetime
+from babel.numbers import format_decimal
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import Translations
@@ -102,3 +103,11 @@ def moment(value: datetime | str | None, language: str) -> str:
     if pattern is None:
         return value.strftime(next(form for form, table in _SHOWN.items() if table is patterns))
     return format_datetime(value, pattern, tzinfo=UTC, locale=language)
+
+
+def number(value: float, language: str) -> str:
+    """A number of days, points or seconds as a reply in ``language``
+    writes it: ``2.5`` in English (as ``%g`` does), ``2,5`` in German."""
+    if language == DEFAULT:
+        return "%g" % value
+    return format_decimal(value, format="0.###", locale=language)

@@ -52,7 +52,7 @@ from pbm.trax.picture import picture_size as picture_pixels
 from pbm.trax.render import DiagramWords, tile_diagram
 from pbm.trax.render import render as render_board
 
-from .catalogs import moment, translations
+from .catalogs import moment, number, translations
 from .messages import Attachment, Content, Head, outgoing
 from .request import CodeFor, Combined, Reply, TokenFor
 from .widths import NO_END, NO_START, asian, columns, cut, index_at, joins_tight, pieces
@@ -397,7 +397,7 @@ def table(header: Sequence[str], rows: Iterable[Sequence[object]], align: str = 
 
 
 #: A line of facts: a label, a colon and at least two blanks, the value.
-_FACT = re.compile(r"([A-Z][^:]{0,24}):  +(\S.*)")
+_FACT = re.compile(r"([A-Z\u3040-\u30ff\u4e00-\u9fff][^:：]{0,24})(?::  +|： +)(\S.*)")  # Japanese labels too
 #: The longest first paragraph shown large, as what happened.
 LEAD_CHARS = 200
 
@@ -414,7 +414,7 @@ def _columns(lines: list[str]) -> tuple[tuple[str, ...], ...]:
 def blocks(text: str, *, lead: bool = False) -> tuple[Block, ...]:
     """A reply's text as the HTML part shows it (see :class:`Block`): the
     paragraphs the text part folded joined again (a line of capitals alone
-    a heading), ``Label:   value`` lines (with the lines that continue a
+    a heading, not one of Japanese), ``Label:   value`` lines (with the lines that continue a
     value under it) as facts, an indented line after a line that ends in a
     colon as a command to copy (the templates bring in what to send so),
     other indented prose as a note, indented lines, tables and diagrams kept
@@ -424,7 +424,7 @@ def blocks(text: str, *, lead: bool = False) -> tuple[Block, ...]:
     def add(kind: str, lines: list[str]) -> None:
         nonlocal lead
         joined = _join([line.strip() for line in lines if line.strip()] or [""])
-        if kind == "para" and len(lines) == 1 and joined.isupper():
+        if kind == "para" and len(lines) == 1 and joined.isupper() and columns(joined) == len(joined):
             out.append(Block("heading", joined))
         elif kind == "para":
             out.append(Block("lead" if lead and len(joined) <= LEAD_CHARS else "para", joined))
@@ -459,7 +459,8 @@ def blocks(text: str, *, lead: bool = False) -> tuple[Block, ...]:
         for line in lines:
             if _FACT.fullmatch(line) or (kind == "facts" and line.startswith("   ")):
                 this = "facts"
-            elif line.startswith("  ") and before.endswith(":") and ": " not in line and "  " not in line.strip():
+            elif (line.startswith("  ") and before.endswith((":", "："))  # a Japanese colon too
+                  and ": " not in line and "  " not in line.strip()):
                 this = "command"
             elif kind == "para" and ": " in run[0] and len(line) - len(line.lstrip(" ")) == run[0].index(": ") + 2:
                 this = "para"  # "The right form: ..." folded under its value
@@ -539,6 +540,7 @@ class Renderer:
         env.filters["sentences"] = lambda parts: _join([p for p in parts if p] or [""])
         env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
         env.filters["when"] = partial(moment, language=language)  # a moment as the language writes it
+        env.filters["number"] = partial(number, language=language)  # 2.5, 2,5
         return env
 
     @staticmethod
