@@ -211,3 +211,29 @@ def test_every_code_is_worded_by_a_raise_site_here_or_by_its_built_params():
 ])
 def test_built_params_are_worded_as_before(code, params, words):
     assert RENDERER.words(code, **params) == words
+
+
+#: Every code with params to word it with: from its raise sites, or BUILT.
+EVERY_WORDING = sorted({(code, tuple(sorted(_params(code, call).items()))) for _, _, code, call in READ_SITES
+                        if not _params(code, call) or all(isinstance(v, (str, int, float, tuple, bool)) or v is None
+                                                          for v in _params(code, call).values())}
+                       | {(code, tuple(sorted(params.items()))) for code, params in BUILT.items()},
+                       key=repr)
+
+
+@pytest.mark.parametrize("language", ["de", "ja"])
+def test_every_code_is_worded_in_each_language(language):
+    """Every refusal reads in German and Japanese: one line, no placeholder
+    left, not the English words (the userids, moves and commands a
+    sentence names stay as they are)."""
+    translated = Renderer(language)
+    untranslated = []
+    for code, items in EVERY_WORDING:
+        params = dict(items)
+        english = RENDERER.words(code, **params)
+        text = translated.words(code, **params)
+        assert text and text == text.strip() and "\n" not in text, (code, text)
+        assert "%(" not in text and "{{" not in text, (code, text)
+        if text == english:
+            untranslated.append(f"{code}: {english}")
+    assert not untranslated, f"{len(untranslated)} in English:\n" + "\n".join(untranslated)
