@@ -33,8 +33,8 @@ def test_each_player_reads_the_board_mail_in_his_language(players):
     assert "alice が @0/ を指しました（第 1 手）。" in japanese
     for text in (german, japanese):
         assert "  trax move 101 bob PASSWORD <move>#2" in text  # the command line stays as it is
-        assert "o = white, # = black" in text or "o = white" in text  # (the diagram is not yet translated)
         assert all(columns(line) <= 78 for line in text.splitlines())
+    assert "o = Weiß, # = Schwarz" in german and "o = 白, # = 黒" in japanese  # the diagram's legend
     assert "Weiß (o)" in html_of(alice) and "白 (o)" in html_of(bob)
     assert 'lang="de"' in html_of(alice) and 'lang="ja"' in html_of(bob)
     assert alice["Subject"] == bob["Subject"] == "Trax Board 101 bob **"  # the old server's subjects
