@@ -56,8 +56,8 @@ def pw(userid: str) -> str:
 class RecordingRenderer(Renderer):
     """Keeps the text every template rendered, as the template made it."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, language: str = "en") -> None:
+        super().__init__(language)
         self.seen: dict[str, list[str]] = {}
 
     def render(self, name: str, **context) -> Text:
@@ -72,14 +72,22 @@ class RecordingRenderer(Renderer):
 
 
 class Session:
-    def __init__(self, folder: Path, limits: str = "") -> None:
+    """The server, and the mail its players send; ``language``: every
+    recipient reads that one (as if each had set it)."""
+
+    def __init__(self, folder: Path, limits: str = "", language: str = "en") -> None:
         self.config = server_config(folder, limits)
         self.store = Store(self.config.server.database)
-        self.renderer = RecordingRenderer()
+        self.renderer = RecordingRenderer(language)
         self.mail = Mailbox(Pipeline(self.store, self.config, self.renderer), Clock())
+        if language != "en":
+            self.mail.pipeline.languages_of = lambda addresses, asked=None: {a.lower(): language for a in addresses}
         self.errors: list[str] = []
+        #: What the players wrote (comments, messages): in their own words
+        self.written: list[str] = []
 
     def send(self, who: str, subject: str, body: str = "", *, error: bool = False):
+        self.written.append(" ".join(body.split()))
         replies = self.mail.send(address(who) if "@" not in who else who, subject, body)
         assert replies, subject
         if is_error(replies[0]) != error:
@@ -383,9 +391,8 @@ def helps(s: Session) -> None:
         s.send("someone.new@example.org", f"looptrax help {topic}")
 
 
-@pytest.fixture(scope="module")
-def session(tmp_path_factory):
-    s = Session(tmp_path_factory.mktemp("widths"))
+def whole_session(folder: Path, language: str = "en") -> Session:
+    s = Session(folder, language=language)
     accounts_and_games(s)
     errors(s)
     clocks(s)
@@ -393,15 +400,13 @@ def session(tmp_path_factory):
     accounts_ending(s)
     computer_games(s)
     helps(s)
-    yield s
-    s.store.close()
+    return s
 
 
-@pytest.fixture(scope="module")
-def limited(tmp_path_factory):
+def limited_session(folder: Path, language: str = "en") -> Session:
     """A server with tiny limits: the daily-limit and too-large notices."""
     limits = "replies_per_sender_per_day = 3\nmax_message_bytes = 20000\nbroadcasts_per_day = 0"
-    s = Session(tmp_path_factory.mktemp("limited"), limits)
+    s = Session(folder, limits, language)
     s.send(ALICE, f"signup {ALICE} {pw(ALICE)}")
     msg = EmailMessage()
     msg["From"], msg["To"], msg["Subject"] = address(ALICE), "pbm@pbm.test", "help"
@@ -410,6 +415,19 @@ def limited(tmp_path_factory):
     s.mail.deliver(bytes(msg))
     s.mail.send(address(ALICE), f"broadcast {ALICE} {pw(ALICE)}", "hello")
     s.mail.send(address(ALICE), "help")
+    return s
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    s = whole_session(tmp_path_factory.mktemp("widths"))
+    yield s
+    s.store.close()
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory):
+    s = limited_session(tmp_path_factory.mktemp("limited"))
     yield s
     s.store.close()
 
@@ -482,3 +500,57 @@ def test_a_label_padded_to_the_hang_keeps_its_blanks_and_the_text_lines_up(label
     starts = {len(line) - len(line.lstrip(" ")) for line in lines[1:]}
     assert starts == {hang} == {len(label)}
     assert all(columns(line) <= 78 for line in lines)
+
+
+# --- the same session in German and in Japanese ---------------------------------------
+
+#: The commonest English words: a line with two of them is a sentence (not a
+#: command, a userid, a move or the board).
+ENGLISH_WORDS = frozenset("the is a an to of and your you this it in for with on by not no be are has was that "
+                          "or from at as his their who what when there here".split())
+
+
+def _english_prose(line: str) -> bool:
+    return sum(word.strip(".,;:!?()\"") in ENGLISH_WORDS for word in line.lower().split()) >= 2
+
+
+@pytest.fixture(scope="module", params=["de", "ja"])
+def translated(request, tmp_path_factory):
+    """The whole session and the limited one with every reader's language
+    German, then Japanese."""
+    whole = whole_session(tmp_path_factory.mktemp(f"widths-{request.param}"), request.param)
+    small = limited_session(tmp_path_factory.mktemp(f"limited-{request.param}"), request.param)
+    yield request.param, whole, small
+    whole.store.close()
+    small.store.close()
+
+
+@pytest.mark.slow
+def test_every_template_reads_in_each_language(session, limited, translated):
+    """Every reply, error and help template, rendered by the long session
+    in German and in Japanese: rendered at all, within 78 columns (wide
+    characters two), every placeholder filled, and no line of English prose
+    that the same template wrote in the English session (what a player
+    wrote, userids, moves, commands and the board are the same in every
+    language, and are not prose)."""
+    language, whole, small = translated
+    problems = []
+    names = _templates("replies") + _templates("errors") + sorted(
+        name for name in session.renderer.seen if name.startswith("help/"))
+    for name in names:
+        english = session.renderer.seen.get(name, []) + limited.renderer.seen.get(name, [])
+        outputs = whole.renderer.seen.get(name, []) + small.renderer.seen.get(name, [])
+        if not outputs:
+            problems.append(f"{name}: never rendered in {language}")
+            continue
+        prose = {" ".join(line.split()) for text in english for line in _marker_free(text) if _english_prose(line)}
+        for text in outputs:
+            for line in _marker_free(text):
+                if columns(line) > WIDTH:
+                    problems.append(f"{name}: {columns(line)} columns: {line}")
+                if re.search(r"%\(\w+\)[sd]|\{\{|\{%", line):
+                    problems.append(f"{name}: placeholder: {line}")
+                words = " ".join(line.split())
+                if words in prose and not any(words in text for text in whole.written):
+                    problems.append(f"{name}: English: {line.strip()}")
+    assert not problems, f"{len(set(problems))} problems in {language}:\n" + "\n".join(sorted(set(problems))[:80])
