@@ -15,6 +15,11 @@ part is given to the data function as the keyword ``NAME``.  A route with
 matters: a board's files come before its page, ``/boards/{number}.png``
 before ``/boards/{number}``), answers GET and HEAD, keeps the pages, and
 adds the headers.  Nothing here knows HTTP beyond the paths.
+
+A page with words (:attr:`Route.worded`: HTML, Atom, iCalendar, text) is
+made in the language asked for (:meth:`Route.page`, ``language`` and
+``pinned``, see :class:`~.web_render.Here`); a picture or a file is the
+same in every language.
 """
 
 from __future__ import annotations
@@ -25,9 +30,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 from typing import Any
+from urllib.parse import quote
+
+from pbm.languages import DEFAULT
 
 from .web_data import Pages
-from .web_render import Rendered, Site
+from .web_render import Here, Rendered, Site
 
 HTML = "text/html; charset=utf-8"
 ATOM = "application/atom+xml; charset=utf-8"
@@ -83,8 +91,11 @@ PARTS = {
 
 #: The data function's type: ``data(pages, now=..., NAME=value[, after=N])``.
 Data = Callable[..., dict[str, Any]]
-#: A renderer's type: the site and the data to the page's bytes.
-Renderer = Callable[[Site, dict[str, Any]], bytes]
+#: A renderer's type: the site, the data and where the page is (its
+#: language) to the page's bytes.
+Renderer = Callable[[Site, dict[str, Any], Here], bytes]
+#: The types of the pages that have words (the others are pictures and files).
+WORDED = (HTML, ATOM, CALENDAR, TEXT)
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,6 +129,17 @@ class Route:
         if self.depends is DependsOn.BOARD and self.part != "number":
             raise ValueError(f"{self.pattern}: a page that depends on a board names it ({{number}})")
 
+    @property
+    def worded(self) -> bool:
+        """Has the page words (is it made in the language asked for)?"""
+        return self.content_type in WORDED
+
+    def path(self, value: Any = None, after: int | None = None) -> str:
+        """The page's own address, for its argument and position."""
+        path = self.pattern if self.part is None else self.pattern.format(
+            **{self.part: quote(str(value), safe="")})
+        return path if after is None else f"{path}?move={after}"
+
     def read(self, pages: Pages, text: str) -> Any:
         """The page's argument, read from the path's variable part."""
         assert self.part is not None
@@ -129,9 +151,11 @@ class Route:
             return None
         return self.pattern.format(**{self.part: value})
 
-    def page(self, site: Site, now: datetime, value: Any = None, after: int | None = None) -> Rendered:
+    def page(self, site: Site, now: datetime, value: Any = None, after: int | None = None, *,
+             language: str = DEFAULT, pinned: bool = False) -> Rendered:
         """The page made: its data read, then rendered by its template or
-        renderer."""
+        renderer, in ``language`` (``pinned``: chosen with ``?lang=``, which
+        its links keep) when it has words."""
         if self.data is None:
             assert isinstance(self.render, str)
             return Rendered(site.file(self.render), self.content_type)
@@ -139,8 +163,11 @@ class Route:
         if self.move:
             values["after"] = after
         data = self.data(site.pages, now=now, **values)
-        body = site.template(self.render, data) if isinstance(self.render, str) else self.render(site, data)
-        return Rendered(body, self.content_type, self.filename.format_map(data) if self.filename else None)
+        here = Here(self.path(value, after if self.move else None), language, pinned) if self.worded else Here()
+        body = site.template(self.render, data, here) if isinstance(self.render, str) else self.render(
+            site, data, here)
+        return Rendered(body, self.content_type, self.filename.format_map(data) if self.filename else None,
+                        here.language if self.worded else None)
 
 
 #: Every page of the web view, in the order aiohttp tries them.

@@ -47,6 +47,16 @@ second), the web view answers at most ``busy_rate`` requests a second
 (400), the others waiting their turn, so that a crowd of readers slows the
 pages, not the mail.
 
+**Languages.** A page with words is made in the language a request asks
+for (:func:`language_of`): ``?lang=de`` (or ``ja``, ``en``: the switch every
+page has), else the one the browser's ``Accept-Language`` prefers by its
+q-values (:func:`pbm.languages.from_accept_language`), else English; a
+``lang`` that names none of them is ignored.  A page whose language came
+from ``?lang=`` keeps it in its links.  The page cache keeps each
+language's page apart (the language is part of :class:`Target`), so each has
+its own bytes and ETag; the response says ``Content-Language`` and ``Vary:
+Accept-Language`` (a cache in between keeps one copy a language).
+
 **Headers.** Every response carries a Content-Security-Policy that allows
 nothing but the site's own style sheet and images (no script at all, no
 inline style: the board is inline SVG drawn with presentation attributes),
@@ -71,14 +81,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote, urlencode
 
 from aiohttp import web
 
 from pbm.app.web_data import NUMBER_DIGITS, BadRequest, NotFound, NotHere, PageError, Pages
-from pbm.app.web_render import Rendered, Site
+from pbm.app.web_render import Here, Rendered, Site
 from pbm.app.web_urls import URLS, DependsOn, Route
 from pbm.config import Config
 from pbm.domain.store import Store
+from pbm.languages import DEFAULT, LANGUAGES, from_accept_language
 
 from . import health, metrics
 
@@ -132,6 +144,7 @@ class Entry:
     gzip_etag: str
     content_type: str
     filename: str | None
+    language: str | None = None
 
     @property
     def size(self) -> int:
@@ -145,7 +158,7 @@ class Entry:
         if rendered.content_type.startswith(_COMPRESSIBLE) and len(body) > 1024:
             gzipped = gzip.compress(body, compresslevel=6, mtime=0)
         return cls(state, version, time.monotonic(), body, gzipped, f'"{digest}"', f'"{digest}-gz"',
-                   rendered.content_type, rendered.filename)
+                   rendered.content_type, rendered.filename, rendered.language)
 
 
 class PageCache:
@@ -179,12 +192,16 @@ class PageCache:
 @dataclass(frozen=True)
 class Target:
     """What a request asks for: the page (its entry of the URL table), its
-    argument (read from the path), and the position (``after``).  Nothing
-    else of the request: this is the page cache's key."""
+    argument (read from the path), the position (``after``), and for a page
+    with words its language (``pinned``: chosen with ``?lang=``, so its
+    links keep it).  Nothing else of the request: this is the page cache's
+    key."""
 
     route: Route
     arg: Any = None
     after: int | None = None
+    language: str = DEFAULT
+    pinned: bool = False
 
     @property
     def of_board(self) -> bool:
@@ -205,6 +222,27 @@ def _matches(header: str, etags: tuple[str, ...]) -> bool:
     if header.strip() == "*":
         return True
     return any(tag in etags for tag in _ETAGS.findall(header))
+
+
+def language_of(request: web.Request) -> tuple[str, bool]:
+    """The language a request asks for, and whether it was chosen with
+    ``?lang=`` (True) rather than by the browser: ``?lang=`` when it is
+    given once and names one of the languages (any other is ignored), else
+    the one ``Accept-Language`` prefers, else English."""
+    values = request.query.getall("lang", [])
+    if len(values) == 1 and values[0].strip().lower() in LANGUAGES:
+        return values[0].strip().lower(), True
+    header = request.headers.get("Accept-Language", "")
+    return from_accept_language(header) or DEFAULT, False
+
+
+def _here(request: web.Request) -> Here:
+    """Where an error page is (the address asked for, without ``lang``),
+    and its language."""
+    language, pinned = language_of(request)
+    query = [(key, value) for key, value in request.query.items() if key != "lang"]
+    path = quote(request.path, safe="/") + (f"?{urlencode(query)}" if query else "")
+    return Here(path, language, pinned)
 
 
 def _move_number(request: web.Request) -> int | None:
@@ -247,7 +285,7 @@ class WebView:
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pbm-web")
         self.cache = PageCache(cache_bytes)
         self.inflight: dict[tuple[Target, object], asyncio.Future[Entry]] = {}
-        self.errors: OrderedDict[tuple[int, str], bytes] = OrderedDict()
+        self.errors: OrderedDict[tuple[int, str, Here], bytes] = OrderedDict()
         self.runner: web.AppRunner | None = None
         self.app = self._application()
 
@@ -299,12 +337,12 @@ class WebView:
             await self._pace()
             return await handler(request)
         except PageError as exc:
-            return self._error(exc.status, exc)
+            return self._error(request, exc.status, exc)
         except web.HTTPException as exc:  # the router's 404 and 405
             if exc.status < 400:
                 raise
             code = {404: "no-page", 405: "only-pages"}.get(exc.status)
-            response = self._error(exc.status, PageError(code) if code else PageError("http-error", {
+            response = self._error(request, exc.status, PageError(code) if code else PageError("http-error", {
                 "reason": exc.reason}))
             if "Allow" in exc.headers:
                 response.headers["Allow"] = exc.headers["Allow"]
@@ -313,18 +351,20 @@ class WebView:
             raise
         except Exception:
             log.exception("the web view failed on %s", request.path_qs[:200])
-            return self._error(500, PageError("page-failed"))
+            return self._error(request, 500, PageError("page-failed"))
 
-    def _error(self, status: int, refusal: PageError) -> web.Response:
-        key = (status, str(refusal))
+    def _error(self, request: web.Request, status: int, refusal: PageError) -> web.Response:
+        here = _here(request)
+        key = (status, str(refusal), here)
         body = self.errors.get(key)
         if body is None:
-            body = self.site.error(status, refusal)
+            body = self.site.error(status, refusal, here)
             self.errors[key] = body
             if len(self.errors) > 256:
                 self.errors.popitem(last=False)
-        return web.Response(status=status, body=body,
-                            headers={"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"})
+        return web.Response(status=status, body=body, headers={
+            "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store",
+            "Content-Language": here.language, "Vary": "Accept-Language"})
 
     def _file(self, route: Route) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         entry = Entry.of(route.page(self.site, self.clock()), None, 0)
@@ -364,7 +404,8 @@ class WebView:
                     return web.Response(status=301, headers={"Location": location + query,
                                                              "Cache-Control": "no-cache"})
             after = _move_number(request) if route.move else None
-            return await self._serve(request, Target(route, value, after))
+            language, pinned = language_of(request) if route.worded else (DEFAULT, False)
+            return await self._serve(request, Target(route, value, after, language, pinned))
         raise declined or NotFound("no-page")
 
     # -- pages, kept -------------------------------------------------------
@@ -414,13 +455,18 @@ class WebView:
 
     def _render(self, target: Target, now: datetime) -> Rendered:
         """The page made, in the rendering thread."""
-        return target.route.page(self.site, now, target.arg, target.after)
+        return target.route.page(self.site, now, target.arg, target.after, language=target.language,
+                                 pinned=target.pinned)
 
     def _respond(self, request: web.Request, entry: Entry, *, cache: str = "no-cache") -> web.StreamResponse:
         gzipped = entry.gzipped is not None and _accepts_gzip(request.headers.get("Accept-Encoding", ""))
         headers = {"ETag": entry.gzip_etag if gzipped else entry.etag, "Cache-Control": cache}
-        if entry.gzipped is not None:
-            headers["Vary"] = "Accept-Encoding"
+        vary = ["Accept-Encoding"] if entry.gzipped is not None else []
+        if entry.language is not None:  # a page with words: one a language
+            headers["Content-Language"] = entry.language
+            vary.append("Accept-Language")
+        if vary:
+            headers["Vary"] = ", ".join(vary)
         condition = request.headers.get("If-None-Match")
         if condition is not None and _matches(condition, (entry.etag, entry.gzip_etag)):
             return web.Response(status=304, headers=headers)

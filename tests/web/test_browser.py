@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import logging
 import os
+import re
 import shutil
 import smtplib
 import socket
@@ -229,3 +230,50 @@ def test_the_ratings_tables_fit_a_phone(daemon, tmp_path, path):
         return max(abs(v - 40) for v in image.getpixel((x, y))) <= 60
     cut = [y for y in range(image.height) if (ink(386, y) or ink(387, y)) and not ink(4, y)]
     assert cut == [], f"text is cut at the right edge at y = {cut[:5]}"
+
+
+# ---------------------------------------------------------------------------
+# the pages in Japanese: wide glyphs, drawn with a Japanese font, within the window
+
+
+def fonts_drawn(tmp: Path, url: str) -> set[str]:
+    """The fonts Chromium drew a page with: the page printed to PDF, the
+    names of the fonts it embeds (``NotoSansCJKjp-Regular``), without the
+    subset prefix."""
+    path = tmp / f"print-{len(list(tmp.glob('print-*')))}.pdf"
+    done = chromium(tmp, f"--print-to-pdf={path}", "--no-pdf-header-footer", url)
+    assert path.exists(), done.stderr[-2000:]
+    return {name.decode() for name in re.findall(rb"/FontName\s*/(?:[A-Z]{6}\+)?([^\s/<>\[\]()]+)", path.read_bytes())}
+
+
+@pytest.mark.parametrize("path", ["/boards/101", "/standings/trax"])
+@pytest.mark.parametrize("width", [360, 1280])
+def test_the_japanese_pages_fit_the_window_and_draw_their_glyphs(daemon, tmp_path, path, width):
+    """The board and the standings in Japanese, at a phone's width and a
+    desktop's: nothing runs past the right edge (Japanese breaks between
+    characters, the tables scroll inside the page), the page is the
+    Japanese one, and its glyphs are drawn with a Japanese font (Noto CJK),
+    not as empty boxes."""
+    base, _ = daemon
+    name = "web-" + ("board" if path.startswith("/boards") else "standings") + f"-ja-{width}"
+    image = screenshot(tmp_path, f"{base}{path}?lang=ja", name, width)
+    assert len(image.getcolors(1 << 16) or range(1 << 17)) > 20  # not blank
+    assert_fits(image)
+    dom = chromium(tmp_path, f"--window-size={width},2200", "--dump-dom", f"{base}{path}?lang=ja").stdout
+    assert '<html lang="ja">' in dom and 'aria-current="true">日本語</strong>' in dom
+    assert ("持ち時間" in dom and "棋譜" in dom) if path.startswith("/boards") else "順位表" in dom
+    fonts = fonts_drawn(tmp_path, f"{base}{path}?lang=ja")
+    assert any(font.startswith("NotoSansCJKjp") for font in fonts), fonts
+    if path.startswith("/boards"):
+        for colour, least in (("tile", 1000), ("red", 300)):  # the board is drawn too
+            assert count_near(image, COLOURS[colour], 10) >= least, colour
+
+
+def test_the_font_check_sees_a_page_without_japanese(tmp_path):
+    """The check above can fail: a page of Latin letters alone is drawn
+    without the Japanese font."""
+    page = tmp_path / "latin.html"
+    page.write_text('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"></head>'
+                    "<body><h1>Trax board 101</h1><p>Players, clocks and moves.</p></body></html>")
+    fonts = fonts_drawn(tmp_path, page.as_uri())
+    assert fonts and not any("CJK" in font for font in fonts), fonts
