@@ -22,9 +22,9 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from babel.dates import format_datetime
-from babel.numbers import format_decimal
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
 from babel.support import Translations
 
 from pbm.languages import DEFAULT, LANGUAGES
@@ -78,7 +78,17 @@ def _older(compiled: Traversable, source: Traversable) -> bool:
 MOMENT_PATTERNS = {"de": "d. MMMM y, HH:mm 'UTC'", "ja": "y年M月d日 HH:mm 'UTC'"}
 DAY_PATTERNS = {"de": "d. MMMM y", "ja": "y年M月d日"}
 #: The forms of a moment and of a day as views hand them to the templates.
-_SHOWN = {"%Y-%m-%d %H:%M UTC": MOMENT_PATTERNS, "%Y-%m-%d": DAY_PATTERNS}
+MOMENT_FORM, DAY_FORM = "%Y-%m-%d %H:%M UTC", "%Y-%m-%d"
+
+
+def _read(text: str) -> tuple[datetime, str] | None:
+    """A moment or a day as views write them, and which form it had."""
+    for form in (MOMENT_FORM, DAY_FORM):
+        try:
+            return datetime.strptime(text, form).replace(tzinfo=UTC), form
+        except ValueError:
+            continue
+    return None
 
 
 def moment(value: datetime | str | None, language: str) -> str:
@@ -89,19 +99,15 @@ def moment(value: datetime | str | None, language: str) -> str:
     if value is None:
         return ""
     if isinstance(value, datetime):
-        value, patterns = value.astimezone(UTC), MOMENT_PATTERNS
+        value, form = value.astimezone(UTC), MOMENT_FORM
     else:
-        for form, patterns in _SHOWN.items():
-            try:
-                value = datetime.strptime(value, form).replace(tzinfo=UTC)
-                break
-            except ValueError:
-                continue
-        else:
+        read = _read(value)
+        if read is None:
             return value
-    pattern = patterns.get(language)
+        value, form = read
+    pattern = (MOMENT_PATTERNS if form == MOMENT_FORM else DAY_PATTERNS).get(language)
     if pattern is None:
-        return value.strftime(next(form for form, table in _SHOWN.items() if table is patterns))
+        return value.strftime(form)
     return format_datetime(value, pattern, tzinfo=UTC, locale=language)
 
 
@@ -109,5 +115,5 @@ def number(value: float, language: str) -> str:
     """A number of days, points or seconds as a reply in ``language``
     writes it: ``2.5`` in English (as ``%g`` does), ``2,5`` in German."""
     if language == DEFAULT:
-        return "%g" % value
+        return f"{value:g}"
     return format_decimal(value, format="0.###", locale=language)

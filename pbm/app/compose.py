@@ -31,11 +31,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from functools import partial
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from email.message import Message
 from email.utils import format_datetime
+from functools import partial
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from typing import Any, Protocol

@@ -5,7 +5,6 @@ finds the right pages."""
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
@@ -27,6 +26,8 @@ from pbm.domain.refusals import PbmError
 from pbm.grammar import GAMES, REGISTRY, Scope, usage
 from pbm.grammar.registry import PHRASES
 from pbm.trax.render import render as render_plain
+from tests.prose import english_prose
+from tests.widths import columns
 
 SERVER = SimpleNamespace(name="Trax PBM", address="pbm@localhost")
 GAME_CHOICES = (None, *GAMES)
@@ -314,18 +315,6 @@ def test_every_command_a_help_text_quotes_is_one(renderer, name):
         assert any(" ".join(words[:n]) in PHRASES for n in (1, 2, 3)), (name, text)
 
 
-def _prose(line: str) -> bool:
-    """A line of English sentences (two or more of its commonest words), not
-    a command, a usage line or a diagram."""
-    common = {"the", "is", "a", "an", "to", "of", "and", "your", "you", "this", "it", "in", "for", "with", "on",
-              "by", "not", "no", "be", "are", "has", "that", "or", "from", "at", "as", "who", "when", "there"}
-    return sum(w in common for w in re.findall(r"[a-z']+", line.lower())) >= 2
-
-
-def _columns(line: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
-
-
 @pytest.mark.parametrize("language", ["de", "ja"])
 def test_every_help_page_reads_in_each_language(renderer, language):
     """Every help page for every game type in German and Japanese: within
@@ -340,19 +329,19 @@ def test_every_help_page_reads_in_each_language(renderer, language):
             english = render(renderer, name, game).body
             text = render(translated, name, game).body
             lines = text.splitlines()
-            english_prose = {" ".join(line.split()) for line in english.splitlines() if _prose(line)}
+            prose = {" ".join(line.split()) for line in english.splitlines() if english_prose(line)}
             kept = {line.strip() for line in lines}
             for line in lines:
-                if _columns(line) > MAX_LINE:
+                if columns(line) > MAX_LINE:
                     problems.append(f"{name} {game}: too wide: {line}")
                 if "%(" in line or "{{" in line:
                     problems.append(f"{name} {game}: placeholder: {line}")
-                if " ".join(line.split()) in english_prose:
+                if " ".join(line.split()) in prose:
                     problems.append(f"{name} {game}: English: {line}")
             for line in english.splitlines():
                 command = line.strip()
                 if re.fullmatch(r"(?:trax|[a-z0-9]*trax|signup|set|help|all) [ -~]+", command) \
-                        and "  " not in command and ": " not in command and not _prose(command) \
+                        and "  " not in command and ": " not in command and not english_prose(command) \
                         and command not in kept:
                     problems.append(f"{name} {game}: command lost: {command}")
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:60])

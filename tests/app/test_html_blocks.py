@@ -105,7 +105,8 @@ def test_japanese_text_is_read_into_the_same_blocks():
     """A fact with a Japanese label, a command brought in by a full-width
     colon, and a short Japanese line that holds capitals (no heading: only
     a line of Latin capitals is)."""
-    text = "白 (o)：  alice\n\n次のコマンドを送ってください：\n  trax move 101 bob PASSWORD B2/\n\n1. 自分のユーザーIDとパスワード"
+    text = ("白 (o)：  alice\n\n次のコマンドを送ってください：\n  trax move 101 bob PASSWORD B2/\n\n"
+            "1. 自分のユーザーIDとパスワード")
     found = blocks(text)
     assert found[0] == Block("facts", rows=(("白 (o)", "alice"),))
     assert Block("command", "trax move 101 bob PASSWORD B2/") in found

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -27,22 +26,15 @@ import pytest
 
 from pbm.app.pipeline import Pipeline
 from pbm.domain.store import Store
+from tests.widths import columns
 
 from .conftest import Clock, Mailbox
 from .test_recorded_session import Recorder, session
 
-#: Words that make a line English prose: a line with two of them is a
-#: sentence, not a command, a userid or a board.
-ENGLISH = frozenset("the is a an to of and your you this it in for with on by not no be are has was "
-                    "that or from at as his their who what when there here".split())
 PLACEHOLDER = re.compile(r"%\(\w+\)[sd]|%[sd]\b|\{\{|\}\}|\{%")
 #: A line a player copies: a command indented in the text (the copy-ready
 #: command line and the examples).
 COMMAND = re.compile(r"^ {2,}(?:trax|luckytrax|pointtrax|minitrax|looptrax|8x8trax|signup|set|help|all) [ -~]*$")
-
-
-def columns(line: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
 
 
 class _Text(HTMLParser):
@@ -73,10 +65,6 @@ def readable(msg) -> tuple[list[str], list[str]]:
     return text, parsed.lines
 
 
-def prose(line: str) -> bool:
-    return sum(word.strip(".,;:!?()\"") in ENGLISH for word in line.lower().split()) >= 2
-
-
 def run_session(mail: Mailbox, monkeypatch, language: str) -> list:
     """The session with every recipient reading ``language``: each mail
     sent, in order."""
@@ -96,9 +84,9 @@ def test_the_whole_session_reads_in_each_language(players, monkeypatch, tmp_path
     english_commands: set[str] = set()
     for msg in english_mails:
         text, html = readable(msg)
-        english_prose.update(" ".join(line.split()) for line in text + html if prose(line))
+        english_prose.update(" ".join(line.split()) for line in text + html if english_prose(line))
         english_commands.update(line for line in text if COMMAND.match(line) and "  " not in line.strip()
-                                and not prose(line))
+                                and not english_prose(line))
 
     store = Store(tmp_path / "translated.sqlite3")
     fresh = Mailbox(Pipeline(store, players.pipeline.config), Clock())

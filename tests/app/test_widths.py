@@ -31,6 +31,7 @@ from pbm.domain.store import Store
 from pbm.grammar import REGISTRY
 from pbm.server.searcher import search
 from pbm.trax import Board
+from tests.prose import english_prose
 from tests.widths import columns
 
 from .conftest import Clock, Mailbox, is_error, server_config, text_of, to_of
@@ -504,16 +505,6 @@ def test_a_label_padded_to_the_hang_keeps_its_blanks_and_the_text_lines_up(label
 
 # --- the same session in German and in Japanese ---------------------------------------
 
-#: The commonest English words: a line with two of them is a sentence (not a
-#: command, a userid, a move or the board).
-ENGLISH_WORDS = frozenset("the is a an to of and your you this it in for with on by not no be are has was that "
-                          "or from at as his their who what when there here".split())
-
-
-def _english_prose(line: str) -> bool:
-    return sum(word.strip(".,;:!?()\"") in ENGLISH_WORDS for word in line.lower().split()) >= 2
-
-
 @pytest.fixture(scope="module", params=["de", "ja"])
 def translated(request, tmp_path_factory):
     """The whole session and the limited one with every reader's language
@@ -543,7 +534,7 @@ def test_every_template_reads_in_each_language(session, limited, translated):
         if not outputs:
             problems.append(f"{name}: never rendered in {language}")
             continue
-        prose = {" ".join(line.split()) for text in english for line in _marker_free(text) if _english_prose(line)}
+        prose = {" ".join(line.split()) for text in english for line in _marker_free(text) if english_prose(line)}
         for text in outputs:
             for line in _marker_free(text):
                 if columns(line) > WIDTH:
