@@ -26,6 +26,7 @@ import pytest
 
 from pbm.app.pipeline import Pipeline
 from pbm.domain.store import Store
+from tests.prose import english_prose
 from tests.widths import columns
 
 from .conftest import Clock, Mailbox
@@ -80,11 +81,11 @@ def test_the_whole_session_reads_in_each_language(players, monkeypatch, tmp_path
     players.sent.clear()
     session(Recorder(players))
     english_mails = list(players.sent)
-    english_prose: set[str] = set()
+    prose: set[str] = set()
     english_commands: set[str] = set()
     for msg in english_mails:
         text, html = readable(msg)
-        english_prose.update(" ".join(line.split()) for line in text + html if english_prose(line))
+        prose.update(" ".join(line.split()) for line in text + html if english_prose(line))
         english_commands.update(line for line in text if COMMAND.match(line) and "  " not in line.strip()
                                 and not english_prose(line))
 
@@ -108,7 +109,7 @@ def test_the_whole_session_reads_in_each_language(players, monkeypatch, tmp_path
         where = f"{msg['To']} | {msg['Subject']}"
         wide += [f"{where}: {line}" for line in text if columns(line) > 78]
         unfilled += [f"{where}: {line}" for line in text + html if PLACEHOLDER.search(line)]
-        english += [f"{where}: {line}" for line in text + html if " ".join(line.split()) in english_prose]
+        english += [f"{where}: {line}" for line in text + html if " ".join(line.split()) in prose]
         commands.update(line for line in text if COMMAND.match(line) and "  " not in line.strip())
     store.close()
     copied = sorted(english_commands - commands)
