@@ -5,9 +5,31 @@
     python bench/strength.py 4 3 --games 100 --budget 4=0.8,3=0.1 --jobs 2
     python bench/strength.py greedy random --variant 8x8trax --games 50
 
-Players: ``1`` to ``4`` (the levels of :mod:`pbm.ai`), ``random`` (a
-uniformly random legal move) and ``greedy`` (a win in one when it has one,
-else a random move that leaves the other side no win in one).
+    python bench/strength.py 4 rival --games 30 --budget 4=1,rival=1 --jobs 2
+    python bench/strength.py 4 rival --games 30 --budget 4=1,rival=4 --jobs 2
+    python bench/strength.py 4 4@v0.1.0 --games 30 --budget 4=1,4@v0.1.0=1 --jobs 2
+    python bench/strength.py 4 deep3 --games 30 --budget 4=1 --jobs 2 --json out.json
+
+Players:
+
+``1`` to ``4``
+    the levels of :mod:`pbm.ai` (of the working tree);
+``random``
+    a uniformly random legal move;
+``greedy``
+    a win in one when it has one, else a random move that leaves the other
+    side no win in one;
+``rival``
+    an independent contest-style engine (:mod:`rival`, ``bench/rival.py``:
+    negamax alpha-beta, iterative deepening, its own transposition table,
+    threat-space search and threat-aware evaluation) on the rules engine
+    only;
+``deepN``
+    pbm.ai's search to a fixed depth N (``deep4``), with no time limit;
+``L@REF``
+    level L of pbm.ai as of a git ref (``4@v0.1.0``, a branch, a commit),
+    exported from git into a temporary folder and run in a subprocess of its
+    own that answers over a pipe (:mod:`release`, ``bench/release.py``).
 
 Games are played in pairs: both games of a pair start from the same random
 opening (``--opening`` plies, 2 by default, so that deterministic players do
@@ -17,42 +39,65 @@ with the colours swapped.  A game still undecided after
 draws a face from the game's own random generator and a face that fits
 nowhere is passed, as the server does.
 
-``--budget 4=0.5,3=0.1`` sets the CPU seconds per move of levels 3 and 4
-(default :data:`pbm.ai.DEFAULT_BUDGETS`); ``--jobs 2`` plays games in two
-processes (CPU time is measured per process, so budgets stay fair).
+``--budget 4=0.5,3=0.1,rival=2,4@v0.1.0=0.5`` sets the CPU seconds per move
+of any player by its name (default: :data:`pbm.ai.DEFAULT_BUDGETS` for the
+levels, that of level L for ``L@REF``, level 4's for ``rival``; the budget
+of a level is capped by pbm.ai at its ``MAX_BUDGET``); ``--jobs 2`` plays
+games in two processes (CPU time is measured per process, and in the
+subprocess of a release player, so budgets stay fair).
 
 Printed: wins, draws and losses of the first player, its score with a 95%
-confidence interval (normal approximation over the games), the Elo
-difference that score means with its interval, and for each player the
-median and maximum CPU time of its moves.
+confidence interval (Wilson score interval over the games, a draw counting
+half), the Elo difference that score means with its interval, and for each
+player the median and maximum CPU time of its moves.  ``--json FILE`` writes
+the same figures (and the command's arguments) as JSON, ``-`` to stdout.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
+import re
 import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "bench"))
 
-from pbm.ai import DEFAULT_BUDGETS, ThinkRequest, greedy_move, random_move, think  # noqa: E402
+import release  # noqa: E402
+import rival  # noqa: E402
+
+from pbm.ai import DEFAULT_BUDGETS, Searcher, ThinkRequest, greedy_move, random_move, think  # noqa: E402
 from pbm.trax import PASS, Board  # noqa: E402
 
 FACES = (5, 10, 9, 6, 3, 12)
-PLAYERS = ("1", "2", "3", "4", "random", "greedy")
+#: The players' names (see the module docs); ``deepN`` and ``L@REF`` are patterns.
+PLAYER = re.compile(r"^(?:[1-4]|random|greedy|rival|deep[1-9][0-9]?|[1-4]@[^\s=,]+)$")
+#: A fixed-depth search's deadline: never.
+NEVER = 1e12
+
+
+def player(name: str) -> str:
+    """``name`` if it names a player (for argparse)."""
+    if not PLAYER.match(name):
+        raise argparse.ArgumentTypeError(
+            f"unknown player {name!r}: 1 to 4, random, greedy, rival, deepN or L@REF (e.g. 4@v0.1.0)")
+    return name
 
 
 @dataclass(frozen=True)
 class Game:
     """One game to play: its number, the players of white and black, and
-    what decides its opening and draws."""
+    what decides its opening and draws; ``trees`` the exported tree of each
+    release player."""
 
     number: int
     white: str
@@ -61,7 +106,8 @@ class Game:
     seed: int
     opening: int
     plies: int
-    budgets: tuple[tuple[int, float], ...]
+    budgets: tuple[tuple[str, float], ...]
+    trees: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -78,18 +124,37 @@ class Played:
     times: tuple[tuple[str, float], ...]
 
 
-def choose(player: str, board: Board, face: int | None, rng: random.Random,
-           budgets: dict[int, float]) -> tuple[str, float]:
+#: The release players' subprocesses of this process, by tree.
+_RELEASES: dict[str, release.Release] = {}
+
+
+def choose(name: str, board: Board, face: int | None, rng: random.Random,
+           budgets: dict[str, float], trees: dict[str, str] | None = None) -> tuple[str, float]:
     """The player's move in the board's position and the CPU seconds it took."""
     start = time.process_time()
-    if player == "random":
+    if name == "random":
         move = str(random_move(board, face, rng))
-    elif player == "greedy":
+    elif name == "greedy":
         move = str(greedy_move(board, face, rng))
+    elif name == "rival":
+        if face is not None:
+            raise SystemExit("rival does not play LuckyTrax")
+        move = str(rival.choose(board.copy(), budgets[name], seed=rng.getrandbits(32)))
+    elif name.startswith("deep"):
+        clock = time.process_time
+        searcher = Searcher(board.copy(), NEVER, face=face, seed=rng.getrandbits(32), clock=clock)
+        move = str(searcher.run(NEVER, clock(), max_depth=int(name[4:])).move)
+    elif "@" in name:
+        tree = (trees or {})[name]
+        process = _RELEASES.get(tree)
+        if process is None:
+            process = _RELEASES[tree] = release.Release(Path(tree))
+        return process.ask(board.variant.name, [str(m) for m in board.moves], int(name[0]), budgets[name],
+                           rng.getrandbits(32), face)
     else:
-        level = int(player)
+        level = int(name)
         request = ThinkRequest(board.variant.name, tuple(str(m) for m in board.moves), level=level,
-                               budget=budgets.get(level), seed=rng.getrandbits(32), face=face)
+                               budget=budgets.get(name), seed=rng.getrandbits(32), face=face)
         move = think(request).move
     return move, time.process_time() - start
 
@@ -115,6 +180,7 @@ def play(game: Game) -> Played:
     rng = random.Random(game.seed)
     opening = random.Random(game.seed // 2)  # both games of a pair open alike
     budgets = dict(game.budgets)
+    trees = dict(game.trees)
     board = Board(game.variant)
     times: list[tuple[str, float]] = []
     lucky = board.variant.drawn
@@ -127,7 +193,7 @@ def play(game: Game) -> Played:
         if lucky and face is not None and not board.placements(face):
             board.play(PASS)
             continue
-        move, seconds = choose(side, board, face, rng, budgets)
+        move, seconds = choose(side, board, face, rng, budgets, trees)
         times.append(("white" if board.ply % 2 == 0 else "black", seconds))
         board.play(move)
     outcome = board.outcome()
@@ -138,16 +204,41 @@ def play(game: Game) -> Played:
     return Played(game.number, game.white, game.black, winner, board.ply, reason, tuple(times))
 
 
-def parse_budgets(text: str) -> dict[int, float]:
-    budgets = dict(DEFAULT_BUDGETS)
+def default_budget(name: str) -> float | None:
+    """A player's budget when ``--budget`` names none (None: it needs none)."""
+    if name in ("1", "2", "3", "4"):
+        return DEFAULT_BUDGETS.get(int(name))
+    if "@" in name:
+        return DEFAULT_BUDGETS.get(int(name[0]))
+    if name == "rival":
+        return DEFAULT_BUDGETS[4]
+    return None
+
+
+def parse_budgets(text: str, names: tuple[str, ...] = ()) -> dict[str, float]:
+    """``4=0.5,rival=2`` as a dict by player name, with the defaults of
+    ``names`` (and of the levels) filled in."""
+    budgets: dict[str, float] = {str(level): seconds for level, seconds in DEFAULT_BUDGETS.items()}
+    for name in names:
+        seconds = default_budget(name)
+        if seconds is not None:
+            budgets.setdefault(name, seconds)
     for part in filter(None, text.split(",")):
-        level, _, seconds = part.partition("=")
-        budgets[int(level)] = float(seconds)
+        name, _, seconds = part.partition("=")
+        value = float(seconds)
+        if not value > 0:
+            raise ValueError(f"a budget is a positive number of seconds, not {seconds!r}")
+        budgets[name.strip()] = value
     return budgets
 
 
-def interval(score: float, spread: float) -> tuple[float, float]:
-    return max(0.0, score - 1.96 * spread), min(1.0, score + 1.96 * spread)
+def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a score (draws counting half) over ``n`` games."""
+    if n <= 0:
+        return 0.0, 1.0
+    centre = (score + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def elo(score: float) -> float:
@@ -161,30 +252,33 @@ def elo(score: float) -> float:
 def show_elo(value: float) -> str:
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
-    return f"{value:+.0f}"
+    return f"{value:+.0f}".replace("-0", "+0") if round(value) == 0 else f"{value:+.0f}"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("first", choices=PLAYERS)
-    parser.add_argument("second", choices=PLAYERS)
+    parser.add_argument("first", type=player)
+    parser.add_argument("second", type=player)
     parser.add_argument("--games", type=int, default=20, help="games to play (even: pairs with colours swapped)")
     parser.add_argument("--variant", default="trax", help="game type (default trax)")
-    parser.add_argument("--budget", default="", help="CPU seconds per move, e.g. 4=0.5,3=0.1")
+    parser.add_argument("--budget", default="", help="CPU seconds per move by player, e.g. 4=0.5,3=0.1,rival=2")
     parser.add_argument("--plies", type=int, default=200, help="a game still going after this many plies is a draw")
     parser.add_argument("--opening", type=int, default=2, help="random plies that open each pair of games")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="processes to play in (2 on this machine at most)")
     parser.add_argument("--quiet", action="store_true", help="no line per game")
+    parser.add_argument("--json", metavar="FILE", help="write the figures as JSON to FILE (- for stdout)")
     args = parser.parse_args(argv)
-    budgets = parse_budgets(args.budget)
+    budgets = parse_budgets(args.budget, (args.first, args.second))
+    trees = tuple((name, str(release.export(name.partition("@")[2])))
+                  for name in dict.fromkeys((args.first, args.second)) if "@" in name)
     games = []
     for number in range(args.games):
         pair, swapped = divmod(number, 2)
         white, black = (args.second, args.first) if swapped else (args.first, args.second)
         seed = (args.seed * 1_000_003 + pair) * 2 + swapped
         games.append(Game(number, white, black, args.variant, seed, args.opening, args.plies,
-                          tuple(sorted(budgets.items()))))
+                          tuple(sorted(budgets.items())), trees))
     start = time.perf_counter()
     results: list[Played] = []
     if args.jobs > 1:
@@ -200,7 +294,13 @@ def main(argv: list[str] | None = None) -> int:
             if not args.quiet:
                 report_game(played)
     wall = time.perf_counter() - start
-    summary(args, budgets, results, wall)
+    figures = summary(args, budgets, results, wall)
+    if args.json:
+        text = json.dumps(figures, indent=2)
+        if args.json == "-":
+            print(text)
+        else:
+            Path(args.json).write_text(text + "\n", encoding="utf-8")
     return 0
 
 
@@ -210,39 +310,67 @@ def report_game(played: Played) -> None:
           f"({played.reason}, {played.plies} plies)", flush=True)
 
 
-def summary(args: argparse.Namespace, budgets: dict[int, float], results: list[Played], wall: float) -> None:
-    first, second = args.first, args.second
+def tally(first: str, second: str, results: list[Played]) -> tuple[int, int, int, list[float]]:
+    """Wins, draws and losses of ``first`` (of white when both players are
+    the same) and its points game by game."""
     same = first == second
-    wins = sum(1 for r in results if r.winner is not None and (r.winner == first and not same))
-    losses = sum(1 for r in results if r.winner is not None and (r.winner == second and not same))
-    if same:
-        wins = sum(1 for r in results if r.winner is not None and r.winner == r.white)
-        losses = sum(1 for r in results if r.winner is not None and r.winner == r.black)
-    draws = len(results) - wins - losses
+    points = []
+    for r in results:
+        if r.winner is None:
+            points.append(0.5)
+        elif same:
+            points.append(1.0 if r.winner == r.white else 0.0)
+        else:
+            points.append(1.0 if r.winner == first else 0.0)
+    wins = points.count(1.0)
+    losses = points.count(0.0)
+    return wins, len(points) - wins - losses, losses, points
+
+
+def move_times(name: str, results: list[Played]) -> list[float]:
+    return [seconds for r in results for side, seconds in r.times
+            if (r.white if side == "white" else r.black) == name]
+
+
+def summary(args: argparse.Namespace, budgets: dict[str, float], results: list[Played],
+            wall: float) -> dict[str, Any]:
+    """Print the match's figures; return them as plain values."""
+    first, second = args.first, args.second
+    wins, draws, losses, points = tally(first, second, results)
     n = len(results)
-    points = [1.0 if r.winner == first else 0.0 if r.winner is not None else 0.5 for r in results]
-    if same:
-        points = [1.0 if r.winner == r.white else 0.0 if r.winner is not None else 0.5 for r in results]
     score = sum(points) / n if n else 0.0
-    spread = statistics.pstdev(points) / math.sqrt(n) if n > 1 else 0.0
-    low, high = interval(score, spread)
-    used = {level: budgets[level] for level in (3, 4) if str(level) in (first, second)}
+    low, high = wilson(score, n)
+    used = {name: budgets[name] for name in dict.fromkeys((first, second))
+            if name in budgets and default_budget(name) is not None}
     print()
     print(f"{first} v {second}: {args.variant}, {n} games, opening {args.opening} plies, "
           f"draw after {args.plies} plies, budgets {used or '-'} s CPU per move, {args.jobs} job(s)")
-    label = "white" if same else first
+    label = "white" if first == second else first
     print(f"{label}: {wins} wins, {draws} draws, {losses} losses")
-    print(f"score {score:.3f} (95% CI {low:.3f} to {high:.3f})")
+    print(f"score {score:.3f} (95% CI {low:.3f} to {high:.3f}, Wilson)")
     print(f"Elo difference {show_elo(elo(score))} (95% CI {show_elo(elo(low))} to {show_elo(elo(high))})")
+    timing: dict[str, dict[str, float | int]] = {}
     for name in dict.fromkeys((first, second)):
-        times = [seconds for r in results for side, seconds in r.times
-                 if (r.white if side == "white" else r.black) == name]
+        times = move_times(name, results)
         if times:
+            timing[name] = {"moves": len(times), "median": statistics.median(times), "max": max(times)}
             print(f"{name}: {len(times)} moves, median {statistics.median(times):.3f} s, "
                   f"max {max(times):.3f} s CPU")
     plies = [r.plies for r in results]
     if plies:
         print(f"game length: median {statistics.median(plies):.0f} plies; wall time {wall:.0f} s")
+
+    def finite(value: float) -> float | str:
+        return show_elo(value) if math.isinf(value) else round(value, 1)
+
+    return {
+        "first": first, "second": second, "variant": args.variant, "games": n, "budgets": used,
+        "opening": args.opening, "plies": args.plies, "seed": args.seed, "jobs": args.jobs,
+        "wins": wins, "draws": draws, "losses": losses,
+        "score": round(score, 4), "score_ci": [round(low, 4), round(high, 4)],
+        "elo": finite(elo(score)), "elo_ci": [finite(elo(low)), finite(elo(high))],
+        "times": timing, "median_plies": statistics.median(plies) if plies else None, "wall": round(wall, 1),
+    }
 
 
 if __name__ == "__main__":
