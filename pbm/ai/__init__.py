@@ -16,6 +16,7 @@ See ``docs/ai.md`` for how the search works and how strong each level is.
 from .players import (
     CLEARLY_AHEAD,
     DEFAULT_BUDGETS,
+    DEFAULT_WALL_FACTOR,
     LEVELS,
     LIGHT_SECONDS,
     MAX_BUDGET,
@@ -38,6 +39,7 @@ from .search import WIN, WON, Result, Searcher
 __all__ = [
     "CLEARLY_AHEAD",
     "DEFAULT_BUDGETS",
+    "DEFAULT_WALL_FACTOR",
     "LEVELS",
     "LIGHT_SECONDS",
     "MAX_BUDGET",

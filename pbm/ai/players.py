@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pbm.trax import PASS, Board, Move, column_letters
 
 from .evaluate import evaluate
-from .search import WIN, WON, Searcher
+from .search import WIN, WON, Result, Searcher
 
 #: The levels a request may ask for.
 LEVELS = (1, 2, 3, 4)
@@ -63,6 +63,9 @@ MAX_BUDGET = 10.0
 #: Levels 1 and 2 (and the benchmark's greedy player) stop looking at more
 #: moves after this many CPU seconds (only big PointTrax positions take so long).
 LIGHT_SECONDS = 1.0
+#: Without a request's ``wall``, an answer may take this many times its CPU
+#: budget in wall-clock seconds, plus one second.
+DEFAULT_WALL_FACTOR = 3
 #: The time kept back from a budget for setting up and answering.
 _MARGIN = 0.02
 
@@ -80,6 +83,10 @@ class ThinkRequest:
     face a LuckyTrax player to move has drawn (a white mask, see
     :mod:`pbm.trax.tiles`); None elsewhere, and in LuckyTrax it means the
     draw is not known (the player then chooses among all legal moves).
+    ``wall`` is the most wall-clock seconds the answer may take (None:
+    :data:`DEFAULT_WALL_FACTOR` times the CPU budget, plus one second): a
+    search stops at its CPU budget or at this, whichever comes first, so a
+    worker starved of CPU time by other work still answers.
     """
 
     game_type: str
@@ -90,6 +97,7 @@ class ThinkRequest:
     face: int | None = None
     ending: str | None = None
     points: int | None = None
+    wall: float | None = None
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -97,6 +105,8 @@ class ThinkRequest:
         object.__setattr__(self, "moves", tuple(str(m) for m in self.moves))
         if self.budget is not None and not self.budget > 0:
             raise ValueError(f"a budget is a positive number of seconds, not {self.budget!r}")
+        if self.wall is not None and not self.wall > 0:
+            raise ValueError(f"a wall time is a positive number of seconds, not {self.wall!r}")
 
     def board(self) -> Board:
         """The position the request describes."""
@@ -107,6 +117,12 @@ class ThinkRequest:
         if self.budget is not None:
             return min(self.budget, MAX_BUDGET)
         return DEFAULT_BUDGETS.get(self.level, 1.0)
+
+    def wall_seconds(self) -> float:
+        """The most wall-clock seconds the answer may take (see ``wall``)."""
+        if self.wall is not None:
+            return self.wall
+        return DEFAULT_WALL_FACTOR * self.seconds() + 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +147,17 @@ class Choice:
     score: int = 0
     seconds: float = 0.0
     reason: Reason | None = field(default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Wall:
+    """A wall-clock deadline: ``deadline`` read on ``clock``."""
+
+    deadline: float
+    clock: Callable[[], float] = time.monotonic
+
+    def passed(self) -> bool:
+        return self.clock() > self.deadline
 
 
 # ----------------------------------------------------------------------
@@ -281,14 +308,16 @@ def _after_move(board: Board) -> tuple[bool, list[Move]]:
     return False, threats
 
 
-def _safe_moves(board: Board, moves: Sequence[Move], deadline: float | None = None) -> list[tuple[Move, list[Move]]]:
+def _safe_moves(board: Board, moves: Sequence[Move], deadline: float | None = None,
+                wall: Wall | None = None) -> list[tuple[Move, list[Move]]]:
     """The moves after which the other side cannot win at once, each with
-    the mover's own threats after it.  Past ``deadline`` (CPU time) no more
-    moves are looked at once one safe move has been found."""
+    the mover's own threats after it.  Past ``deadline`` (CPU time) or the
+    ``wall`` deadline no more moves are looked at once one safe move has
+    been found."""
     mover = board.turn
     out: list[tuple[Move, list[Move]]] = []
     for move in moves:
-        if deadline is not None and out and time.process_time() > deadline:
+        if out and ((deadline is not None and time.process_time() > deadline) or (wall is not None and wall.passed())):
             break
         board.play(move)
         try:
@@ -317,8 +346,9 @@ def _score_after(board: Board, move: Move) -> int:
         board.pop()
 
 
-def level_two(board: Board, face: int | None, rng: random.Random) -> tuple[Move, Reason]:
-    """One move ahead (see the module docs)."""
+def level_two(board: Board, face: int | None, rng: random.Random, wall: Wall | None = None) -> tuple[Move, Reason]:
+    """One move ahead (see the module docs); ``wall``: a wall-clock deadline
+    beside :data:`LIGHT_SECONDS`."""
     options = _options(board, face)
     if options == [PASS]:
         return PASS, Reason("random")
@@ -329,7 +359,7 @@ def level_two(board: Board, face: int | None, rng: random.Random) -> tuple[Move,
     before = threat_moves(board)
     looked = list(options)
     rng.shuffle(looked)  # what a look cut short by LIGHT_SECONDS sees is a random sample
-    safe = _safe_moves(board, looked, time.process_time() + LIGHT_SECONDS)
+    safe = _safe_moves(board, looked, time.process_time() + LIGHT_SECONDS, wall)
     if not safe:
         move = rng.choice(options)
         return move, Reason("random")
@@ -342,8 +372,9 @@ def level_two(board: Board, face: int | None, rng: random.Random) -> tuple[Move,
     return move, explain(board, move, before)
 
 
-def level_one(board: Board, face: int | None, rng: random.Random) -> tuple[Move, Reason]:
-    """The teaching partner (see the module docs)."""
+def level_one(board: Board, face: int | None, rng: random.Random, wall: Wall | None = None) -> tuple[Move, Reason]:
+    """The teaching partner (see the module docs); ``wall``: a wall-clock
+    deadline beside :data:`LIGHT_SECONDS`."""
     options = _options(board, face)
     if options == [PASS]:
         return PASS, Reason("random")
@@ -352,7 +383,7 @@ def level_one(board: Board, face: int | None, rng: random.Random) -> tuple[Move,
         return wins[0], explain(board, wins[0], [])
     before = threat_moves(board)
     if before and rng.random() < 0.5:
-        safe = [m for m, _ in _safe_moves(board, options, time.process_time() + LIGHT_SECONDS)]
+        safe = [m for m, _ in _safe_moves(board, options, time.process_time() + LIGHT_SECONDS, wall)]
         if safe:
             move = rng.choice(safe)
             return move, explain(board, move, before)
@@ -396,12 +427,32 @@ def greedy_move(board: Board, face: int | None, rng: random.Random) -> Move:
 # the requests
 
 
-def think(request: ThinkRequest, clock: Callable[[], float] = time.process_time) -> Choice:
+def _wall(request: ThinkRequest, wall_start: float, wall_clock: Callable[[], float]) -> Wall:
+    """The request's wall-clock deadline, less the time kept for answering."""
+    wall = request.wall_seconds()
+    return Wall(wall_start + max(wall - _MARGIN, wall * 0.5), wall_clock)
+
+
+def _search(request: ThinkRequest, board: Board, face: int | None, start: float, wall_start: float,
+            clock: Callable[[], float], wall_clock: Callable[[], float]) -> Result:
+    """The search of levels 3 and 4, within the CPU budget and the wall time."""
+    budget = request.seconds()
+    deadline = start + max(budget - _MARGIN, budget * 0.5)
+    searcher = Searcher(board, deadline, face=face, seed=request.seed, clock=clock,
+                        wall_deadline=_wall(request, wall_start, wall_clock).deadline, wall_clock=wall_clock)
+    return searcher.run(budget, start, wall=request.wall_seconds(), wall_start=wall_start)
+
+
+def think(request: ThinkRequest, clock: Callable[[], float] = time.process_time,
+          wall_clock: Callable[[], float] = time.monotonic) -> Choice:
     """Choose a move for the player to move in the request's position.
 
-    ``ValueError`` when the game is over (no move to choose) or the request
-    is not a position of its game type."""
+    ``clock`` is the CPU clock the budget is kept on, ``wall_clock`` the
+    clock of the request's ``wall`` time.  ``ValueError`` when the game is
+    over (no move to choose) or the request is not a position of its game
+    type."""
     start = clock()
+    wall_start = wall_clock()
     board = request.board()
     if board.outcome() is not None:
         raise ValueError("the game is over: there is no move to choose")
@@ -413,20 +464,18 @@ def think(request: ThinkRequest, clock: Callable[[], float] = time.process_time)
         reason = Reason("random") if only.is_pass else explain(board, only)
         return Choice(str(only), 0, 0, 0, clock() - start, reason)
     if request.level == 1:
-        move, reason = level_one(board, face, rng)
+        move, reason = level_one(board, face, rng, _wall(request, wall_start, wall_clock))
         return Choice(str(move), 0, 0, _score_after(board, move) if not move.is_pass else 0, clock() - start, reason)
     if request.level == 2:
-        move, reason = level_two(board, face, rng)
+        move, reason = level_two(board, face, rng, _wall(request, wall_start, wall_clock))
         return Choice(str(move), 1, 0, _score_after(board, move) if not move.is_pass else 0, clock() - start, reason)
-    budget = request.seconds()
-    deadline = start + max(budget - _MARGIN, budget * 0.5)
-    searcher = Searcher(board, deadline, face=face, seed=request.seed, clock=clock)
-    result = searcher.run(budget, start)
+    result = _search(request, board, face, start, wall_start, clock, wall_clock)
     reason = Reason("random") if result.move.is_pass else explain(board, result.move)
     return Choice(str(result.move), result.depth, result.nodes, result.score, clock() - start, reason)
 
 
-def wants_draw(request: ThinkRequest, clock: Callable[[], float] = time.process_time) -> bool:
+def wants_draw(request: ThinkRequest, clock: Callable[[], float] = time.process_time,
+               wall_clock: Callable[[], float] = time.monotonic) -> bool:
     """Should the computer accept (or offer) a draw in the request's position?
 
     Levels 1 and 2: when it cannot win at once and its evaluation of the
@@ -434,8 +483,9 @@ def wants_draw(request: ThinkRequest, clock: Callable[[], float] = time.process_
     position 0 or less for it.  Level 4: only when its search sees no win
     for itself and does not score the position above :data:`CLEARLY_AHEAD`.
     Never once the game is over.  Always from the point of view of the side
-    to move in the request's position."""
+    to move in the request's position.  The clocks are those of :func:`think`."""
     start = clock()
+    wall_start = wall_clock()
     board = request.board()
     if board.outcome() is not None:
         return False
@@ -444,9 +494,7 @@ def wants_draw(request: ThinkRequest, clock: Callable[[], float] = time.process_
         if winning_moves(board, _options(board, face) if face is not None else None):
             return False
         return evaluate(board) <= 0
-    budget = request.seconds()
-    deadline = start + max(budget - _MARGIN, budget * 0.5)
-    result = Searcher(board, deadline, face=face, seed=request.seed, clock=clock).run(budget, start)
+    result = _search(request, board, face, start, wall_start, clock, wall_clock)
     if request.level == 3:
         return result.score <= 0
     return result.score < WON and result.score <= CLEARLY_AHEAD

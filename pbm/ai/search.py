@@ -55,7 +55,9 @@ PointTrax
     counts points (:mod:`.evaluate`).
 
 Time is CPU time (:func:`time.process_time`), read at every node: a search
-given ``budget`` seconds returns within that plus the time to unwind.
+given ``budget`` seconds returns within that plus the time to unwind.  A
+second deadline in wall-clock time (:func:`time.monotonic`), read beside it,
+stops a search that other work on the machine starves of CPU time.
 """
 
 from __future__ import annotations
@@ -122,15 +124,21 @@ class Searcher:
     placements); ``seed`` shuffles the root's moves before the first
     iteration, so that of moves the search cannot tell apart it picks one
     at random (and repeatably for a seed, time allowing).  ``clock`` is
-    what the deadline is read on.
+    what the deadline is read on.  ``wall_deadline`` is a second deadline,
+    read on ``wall_clock`` (:func:`time.monotonic`): the search stops at
+    whichever comes first, so that a search starved of CPU time by other
+    work on the machine still answers in time (None: no wall deadline).
     """
 
     def __init__(self, board: Board, deadline: float, *, face: int | None = None, seed: int | None = None,
-                 clock: Callable[[], float] = time.process_time) -> None:
+                 clock: Callable[[], float] = time.process_time, wall_deadline: float | None = None,
+                 wall_clock: Callable[[], float] = time.monotonic) -> None:
         self.board = board
         self.pos = Position(board)
         self.deadline = deadline
         self.clock = clock
+        self.wall_deadline = wall_deadline if wall_deadline is not None else float("inf")
+        self.wall_clock = wall_clock
         self.face = face
         self.rng = random.Random(seed)
         self.lucky = board.variant.drawn
@@ -154,9 +162,12 @@ class Searcher:
             return board.placements(self.face) or [PASS]
         return board.legal_moves()
 
-    def run(self, budget: float, start: float, max_depth: int = MAX_DEPTH) -> Result:
+    def run(self, budget: float, start: float, max_depth: int = MAX_DEPTH, *, wall: float | None = None,
+            wall_start: float | None = None) -> Result:
         """Iterative deepening until the deadline (or ``max_depth``);
-        ``budget`` and ``start`` decide when no new iteration is started."""
+        ``budget`` and ``start`` (CPU seconds) decide when no new iteration
+        is started, and so do ``wall`` and ``wall_start`` (wall-clock
+        seconds, when given): not once half of either is spent."""
         board = self.board
         moves = self.root_moves()
         if not moves:
@@ -196,6 +207,8 @@ class Searcher:
                 proven = True
                 break
             if self.clock() - start > budget * 0.5:
+                break
+            if wall is not None and wall_start is not None and self.wall_clock() - wall_start > wall * 0.5:
                 break
         return Result(best, best_score, depth_done, self.nodes, proven)
 
@@ -399,7 +412,7 @@ class Searcher:
 
     def _tick(self) -> None:
         self.nodes += 1
-        if self.clock() > self.deadline:
+        if self.clock() > self.deadline or self.wall_clock() > self.wall_deadline:
             raise Timeout()
 
     def _store(self, key: int, depth: int, flag: int, value: int, move: int, ply: int) -> None:
