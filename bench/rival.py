@@ -357,8 +357,9 @@ class Rival:
         """Does one of the threats at ``cells`` (area x, y, tile) still complete
         the colour ``obit`` after the move just played?"""
         board = self.board
-        if board.outcome() is not None:
-            return False
+        outcome = board.outcome()
+        if outcome is not None:  # the move closed a track: whose?
+            return outcome.winner == ("white" if obit == 1 else "black")
         completes = board.completes
         for x, y, tile in cells:
             bits = completes(x, y, tile)
@@ -396,6 +397,7 @@ class Rival:
         board = self.board
         mbit = 1 << (board.ply & 1)
         obit = 3 ^ mbit
+        attacker = board.turn
         comps = self.completions(ply > 0)
         for move, bits in comps:
             if bits & mbit:
@@ -407,7 +409,7 @@ class Rival:
             try:
                 outcome = board.outcome()
                 if outcome is not None:
-                    if outcome.winner == ("white" if mbit == 1 else "black"):
+                    if outcome.winner == attacker:
                         return move
                     continue
                 replies = self.completions(True)
@@ -421,7 +423,10 @@ class Rival:
                 for answer in answers:
                     self.play(answer)
                     try:
-                        if board.outcome() is not None or self.attack(depth - 1, ply + 2) is None:
+                        ended = board.outcome()
+                        if ended is not None:
+                            won = ended.winner == attacker  # an answer that closes our track
+                        elif self.attack(depth - 1, ply + 2) is None:
                             won = False
                     finally:
                         self.pop()

@@ -252,7 +252,7 @@ def elo(score: float) -> float:
 def show_elo(value: float) -> str:
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
-    return f"{value:+.0f}".replace("-0", "+0") if round(value) == 0 else f"{value:+.0f}"
+    return "+0" if round(value) == 0 else f"{value:+.0f}"
 
 
 def main(argv: list[str] | None = None) -> int:
