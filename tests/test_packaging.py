@@ -35,6 +35,7 @@ def test_the_wheel_holds_every_module_and_every_template(wheel):
     assert modules - names == set()
     assert templates - names == set()
     assert not [n for n in names if n.startswith(("tests/", "bench/", "templates/"))]
+    assert "pbm/ai/book.txt" in names  # the opening book, read as package data
     # each translation catalog, and compiled by the build
     for language in ("de", "ja"):
         assert {f"pbm/locale/{language}/LC_MESSAGES/pbm.po", f"pbm/locale/{language}/LC_MESSAGES/pbm.mo"} <= names

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 
 from pbm.trax import PASS, Board, Move, column_letters
 
+from .book import book_move
 from .evaluate import evaluate
 from .search import WIN, WON, Result, Searcher
 
@@ -98,6 +99,7 @@ class ThinkRequest:
     ending: str | None = None
     points: int | None = None
     wall: float | None = None
+    book: bool = True  # levels 3 and 4 open from the opening book (pbm.ai.book)
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -469,6 +471,9 @@ def think(request: ThinkRequest, clock: Callable[[], float] = time.process_time,
     if request.level == 2:
         move, reason = level_two(board, face, rng, _wall(request, wall_start, wall_clock))
         return Choice(str(move), 1, 0, _score_after(board, move) if not move.is_pass else 0, clock() - start, reason)
+    opening = book_move(board, rng) if request.book and face is None else None
+    if opening is not None:  # in the opening book: played at once, the seed choosing among its moves
+        return Choice(str(opening), 0, 0, 0, clock() - start, explain(board, opening))
     result = _search(request, board, face, start, wall_start, clock, wall_clock)
     reason = Reason("random") if result.move.is_pass else explain(board, result.move)
     return Choice(str(result.move), result.depth, result.nodes, result.score, clock() - start, reason)
