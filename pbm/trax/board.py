@@ -50,11 +50,11 @@ from .legality import Legality
 from .moves import PASS, PASS_SYMBOL, LastTurn, Move, Scored, WinningTrack
 from .notation import PASS_WORD, NewNotation, OldNotation, parse_notation
 from .outcome import Outcome
-from .position import COORD_MASK, FIRST, GREW_DOWN, GREW_RIGHT, NATIVE, PASSED, RECORD, Position
+from .position import COORD_MASK, FIRST, GREW_DOWN, GREW_RIGHT, NATIVE, ORIGIN_X, ORIGIN_Y, PASSED, RECORD, Position
 from .reading import Reading
 from .render import render
 from .rules import Extra, Rules
-from .tiles import BLACK, STRIDE, TILE_FOR, WHITE
+from .tiles import BLACK, FIT_TILES, STRIDE, TILE_FOR, WHITE
 from .variants import Variant
 
 __all__ = (
@@ -310,6 +310,49 @@ class Board(Analysis):
             self._reset_due = extra.reset_due
             del self._areas[extra.areas:]
         return self._recorded(code)
+
+    # ------------------------------------------------------------------
+    # for a search: the turns that cannot stop a loop
+
+    def loop_cells(self, x: int, y: int, tile: int) -> tuple[int, list[tuple[int, int]]] | None:
+        """When the legal turn placing ``tile`` at area coordinates ``(x, y)``
+        completes a loop, in a game without a limited area and without
+        PointTrax: the colours (bits) of the loops it completes and the cells
+        its tiles would fill (area coordinates, the chosen cell first),
+        worked out without playing it; None otherwise.
+
+        A turn's forced tiles are decided by what lies at most two cells
+        from them, and a loop by the track whose two ends they join, which
+        enter two of those cells: so any other turn that places every one of
+        its tiles more than two cells from all of these leaves this turn
+        legal, with the same tiles, completing the same loop (a search
+        knows such a turn does not block it without playing it; see
+        :meth:`turn_reach`)."""
+        if self._limit is not None or self._special or self._outcome is not None or not self._tiles:
+            return None
+        cell = (y + ORIGIN_Y) * STRIDE + x + ORIGIN_X
+        key = self._keys.get(cell)
+        if key is None or tile not in FIT_TILES[key] or tile not in self._entry(cell)[0]:
+            return None
+        bits = self._dry_run(cell, tile, False)
+        if not bits:
+            return None
+        cells = [(x, y)]
+        for level in self._chain(cell, tile)[1]:
+            for placed in level:
+                py, px = divmod(placed, STRIDE)
+                cells.append((px - ORIGIN_X, py - ORIGIN_Y))
+        return bits, cells
+
+    def turn_reach(self, move: Move) -> int:
+        """At most how many steps (cells across and down) from its chosen cell
+        the tiles of the legal move ``move`` lie (0 for a pass, or a move
+        that forces nothing; a bound, read from the legality answers the
+        board keeps)."""
+        if move.is_pass or not self._tiles:
+            return 0
+        cell = (self._miny - 1 + move.row) * STRIDE + self._minx - 1 + move.column
+        return self._entry(cell)[1] - 1
 
     # ------------------------------------------------------------------
     # the counting check

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbm.trax import Board
+from pbm.trax import PASS, Board
 
 FACES = (5, 10, 9, 6, 3, 12)
 VARIANTS = ("trax", "8x8trax", "looptrax", "minitrax", "luckytrax")
@@ -188,3 +188,73 @@ def test_hooks_before_the_first_move_and_after_a_pass():
     board.play("pass")
     assert board.last_tiles() == []
     assert board.completions(new_only=True) == []
+
+
+@pytest.mark.parametrize("variant", ("trax", "8x8trax", "looptrax"))
+def test_a_turns_reach_bounds_where_its_tiles_go(variant):
+    for seed in range(6):
+        board = random_game(variant, 100 + seed, 12 + 5 * seed)
+        if board.outcome() is not None:
+            continue
+        for move in board.legal_moves():
+            reach = board.turn_reach(move)
+            x0, y0 = board.frame()
+            cx, cy = x0 + move.column, y0 + move.row
+            board.play(move)
+            placed = board.last_tiles()
+            board.pop()
+            assert placed[0][:2] == (cx, cy)
+            assert max(abs(x - cx) + abs(y - cy) for x, y, _ in placed) <= reach
+
+
+def test_no_reach_for_a_pass():
+    board = random_game("luckytrax", 3, 10)
+    assert board.turn_reach(PASS) == 0
+    assert any(board.turn_reach(move) == 0 for move in board.legal_moves())  # a tile that forces nothing
+
+
+@pytest.mark.parametrize("variant", ("trax", "looptrax"))
+def test_a_loop_is_left_standing_by_every_turn_far_from_its_tiles(variant):
+    found = far_turns = 0
+    for seed in range(14):
+        board = random_game(variant, 200 + seed, 20 + 2 * seed)
+        if board.outcome() is not None:
+            continue
+        x0, y0 = board.frame()
+        for threat, bits in board.completions():
+            tx, ty, tile = x0 + threat.column, y0 + threat.row, threat.tile
+            loop = board.loop_cells(tx, ty, tile)
+            board.play(threat)
+            placed = [(x, y) for x, y, _ in board.last_tiles()]
+            track = board.winning_track()
+            kind = track.kind if track is not None else None
+            board.pop()
+            if loop is None:
+                assert kind != "loop" and (variant != "looptrax" or not bits)
+                continue
+            found += 1
+            loop_bits, cells = loop
+            assert kind == "loop" or bits & ~loop_bits  # a loop, or both a loop and a line
+            assert loop_bits & bits == loop_bits
+            assert cells[0] == (tx, ty) and sorted(cells) == sorted(placed)
+            for move in board.legal_moves():
+                board.play(move)
+                tiles = [(x, y) for x, y, _ in board.last_tiles()]
+                if all(abs(x - cx) + abs(y - cy) > 2 for x, y in tiles for cx, cy in cells):
+                    far_turns += 1
+                    if board.outcome() is None:
+                        after = board.completes(tx, ty, tile)
+                        assert after is not None and after & loop_bits == loop_bits, (str(board), move, threat)
+                        assert board.loop_cells(tx, ty, tile) == loop
+                board.pop()
+    assert found >= 10 and far_turns >= 100
+
+
+def test_no_loop_cells_where_an_area_is_limited_or_points_count():
+    for variant in ("8x8trax", "minitrax", "pointtrax", "luckytrax"):
+        for seed in range(10):
+            board = random_game(variant, 300 + seed, 16) if variant != "pointtrax" else Board.replay(
+                random_game("trax", 300 + seed, 16).moves, "pointtrax", points=1000)
+            x0, y0 = board.frame()
+            for move in board.legal_moves():
+                assert board.loop_cells(x0 + move.column, y0 + move.row, move.tile) is None
