@@ -362,6 +362,40 @@ class Searcher:
                 return True
         return False
 
+    def loop_regions(self, threats: list[tuple[Move, int]], cells: list[tuple[int, int, int]],
+                     bit: int) -> list[list[tuple[int, int]]]:
+        """The cells each of the other side's loop threats would fill (its
+        colour ``bit``; :meth:`pbm.trax.Board.loop_cells`): a move whose
+        tiles all lie more than two cells from those of one of them leaves
+        that threat standing.  Empty in a limited area and in PointTrax."""
+        regions = []
+        loop_cells = self.board.loop_cells
+        for (_, bits), (x, y, tile) in zip(threats, cells, strict=True):
+            if bits & bit:
+                found = loop_cells(x, y, tile)
+                if found is not None and found[0] & bit:
+                    regions.append(found[1])
+        return regions
+
+    def cannot_block(self, move: Move, regions: list[list[tuple[int, int]]]) -> bool:
+        """Does ``move`` leave one of the loop threats of ``regions`` (see
+        :meth:`loop_regions`) standing, for certain, by where its tiles go
+        (no farther than :meth:`pbm.trax.Board.turn_reach` from its cell)?"""
+        if move.is_pass:
+            return False
+        board = self.board
+        x0, y0 = board.frame()
+        mx = x0 + move.column
+        my = y0 + move.row
+        near = board.turn_reach(move) + 2
+        for region in regions:
+            for cx, cy in region:
+                if (mx - cx if mx > cx else cx - mx) + (my - cy if my > cy else cy - my) <= near:
+                    break
+            else:
+                return True
+        return False
+
     # ------------------------------------------------------------------
     # move order
 
@@ -424,6 +458,17 @@ class Searcher:
         elif value <= -WON:
             value -= ply
         table[key] = (depth, flag, value, move)
+
+    def child(self, depth: int, alpha: int, beta: int, ply: int, quiet: int, first: bool) -> int:
+        """The score of a move just played, for the side that played it: the
+        first move with the full window, the others with a null window and
+        again with the full one when they beat ``alpha``."""
+        if first:
+            return -self.search(depth, -beta, -alpha, ply, quiet)
+        score = -self.search(depth, -alpha - 1, -alpha, ply, quiet)
+        if alpha < score < beta:
+            score = -self.search(depth, -beta, -alpha, ply, quiet)
+        return score
 
     def search(self, depth: int, alpha: int, beta: int, ply: int, quiet: int) -> int:
         """The score of the position for the side to move, searched ``depth``
@@ -490,23 +535,23 @@ class Searcher:
         lost = -(WIN - ply - 2)
         searched = 0
         check = bool(cells) and not self.points
+        loops = self.loop_regions(threats, cells, obit) if check else []
         gains = dict(scoring) if scoring else None
         for _, move_key, move in self.ordered(moves, table_move, ply, cells, gains):
-            pos.play(move)
-            child = pos.key
-            if child in seen:
-                pos.pop()
-                continue
-            seen.add(child)
-            if check and board.outcome() is None and self.refuted(cells, obit):
-                score = lost
-            elif searched == 0:
-                score = -self.search(next_depth, -beta, -alpha, ply + 1, next_quiet)
+            if loops and self.cannot_block(move, loops):
+                score = lost  # known without playing it
             else:
-                score = -self.search(next_depth, -alpha - 1, -alpha, ply + 1, next_quiet)
-                if alpha < score < beta:
-                    score = -self.search(next_depth, -beta, -alpha, ply + 1, next_quiet)
-            pos.pop()
+                pos.play(move)
+                child = pos.key
+                if child in seen:
+                    pos.pop()
+                    continue
+                seen.add(child)
+                if check and board.outcome() is None and self.refuted(cells, obit):
+                    score = lost
+                else:
+                    score = self.child(next_depth, alpha, beta, ply + 1, next_quiet, searched == 0)
+                pos.pop()
             searched += 1
             if score > best:
                 best = score
