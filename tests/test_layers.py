@@ -21,8 +21,9 @@ ALLOWED = {
     "trax": set(),
     "ai": {"trax"},  # the computer's search: pure, on the engine
     "grammar": {"trax", "secret", "terms", "languages"},  # the words of commands: no server configuration
-    "domain": {"trax", "grammar", "secret", "terms", "languages", "config"},
-    "app": {"trax", "grammar", "domain", "secret", "terms", "languages", "config"},
+    # the domain and the application stand on the search too (a hint, an analysis's review)
+    "domain": {"trax", "ai", "grammar", "secret", "terms", "languages", "config"},
+    "app": {"trax", "ai", "grammar", "domain", "secret", "terms", "languages", "config"},
     "server": {"trax", "ai", "grammar", "domain", "app", "secret", "terms", "languages", "config"},
     "": {"server"},  # pbm/__init__.py and pbm/__main__.py
 }

@@ -22,6 +22,7 @@ from enum import Enum, StrEnum
 from functools import partial
 from typing import Any
 
+from pbm.ai.review import Review
 from pbm.config import Config
 from pbm.domain import bounces, computer, reply_tokens, security
 from pbm.domain.accounts import game_addresses
@@ -55,6 +56,7 @@ from pbm.languages import DEFAULT, asked_by_mail
 from . import authres
 from .compose import Composer, Renderer
 from .handlers import HANDLERS
+from .handlers.coaching import analysis_mail
 from .handlers.computer_moves import computer_turn
 from .handlers.reply import act
 from .messages import Content, Head, outgoing, wire_bytes
@@ -338,6 +340,23 @@ class Pipeline:
             self.store.finish_computer_job(job_id, outcome, now)
             messages = self.queue(replies, now, key)
         return Result(Status.HANDLED, key, self.config.computer.userid, summary=outcome, replies=messages)
+
+    def analysis_done(self, analysis_id: int, found: Review, *, now: datetime) -> Result:
+        """An analysis the workers finished, mailed to the address that
+        asked (in its account's language, or the one its mail asked for),
+        and marked done, in one transaction."""
+        key = f"analysis:{analysis_id}"
+        with transaction(self.store):
+            row = self.store.analysis(analysis_id)
+            if row is None or row.done_at is not None:
+                return Result(Status.DUPLICATE, key, reason="the analysis is done already")  # for the operator
+            ctx = self.context(now, self.config.server.address)
+            replies = analysis_mail(ctx, row, found)
+            outcome = f"mailed, {len(found.points)} turning points"  # for the operator
+            self.store.finish_analysis(analysis_id, outcome, now)
+            messages = self.queue(replies, now, key, asked=(row.address, row.language) if row.language else None)
+        summary = f"analysis of board {row.board}"  # for the operator
+        return Result(Status.HANDLED, key, row.address, summary=summary, replies=messages)
 
     def queue(self, replies: list[Reply], now: datetime, key: str | None, *,
               answering: str | None = None, asked: tuple[str, str] | None = None) -> list[Message]:

@@ -338,6 +338,8 @@ def _computer(t: _Table) -> ComputerConfig:
         default_level=t.integer("default_level", minimum=1, maximum=4),
         rated=t.choice("rated", ("apart", "no")),
         games_per_player=t.integer("games_per_player", minimum=0),
+        analysis_seconds=t.seconds("analysis_seconds"),
+        analyses_per_sender_per_day=t.integer("analyses_per_sender_per_day", minimum=0),
     )
 
 

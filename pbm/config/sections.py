@@ -266,7 +266,10 @@ class ComputerConfig:
     at once).  ``default_level``: the level of a challenge that names none.
     ``rated``: "apart" rates games against it in a table of their own,
     "no" leaves them unrated.  ``games_per_player``: the most active games
-    a person may play against it at once (0: no such limit)."""
+    a person may play against it at once (0: no such limit).
+    ``analysis_seconds``: the CPU time an analysis of a finished game
+    (``trax analyze``) may take in all; ``analyses_per_sender_per_day``: the
+    most analyses one address may ask for in a UTC day (0: none)."""
 
     enabled: bool = True
     userid: str = "computer"
@@ -277,6 +280,8 @@ class ComputerConfig:
     default_level: int = 2
     rated: str = "apart"
     games_per_player: int = 5
+    analysis_seconds: float = 4.0
+    analyses_per_sender_per_day: int = 3
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -29,6 +29,8 @@ CODES = frozenset({
     "unknown-board", "wrong-game", "not-a-player", "not-a-member", "no-such-position", "board-finished",
     "not-your-turn", "stale-number", "no-submitted-move", "stale-submitted-move", "no-undo-in-tournament",
     "no-undo-yet", "no-proposal", "drawn-tile-not-here", "drawn-tile-elsewhere",
+    # the computer's help: hints and analyses
+    "hint-not-here", "analyses-off", "game-in-play", "analyses-today",
     # work and mail a mail may ask for
     "replays", "drawings", "recipients-per-mail", "mail-to-others-today",
     # vacations
@@ -175,5 +177,11 @@ class TournamentError(PbmError):
 class WorkLimitError(PbmError):
     """One mail asked for more work than one mail may (positions replayed,
     pictures drawn, mail to others)."""
+
+    template = "error"
+
+
+class CoachingError(PbmError):
+    """A hint or an analysis that cannot be given (the code says why)."""
 
     template = "error"

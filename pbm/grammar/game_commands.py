@@ -503,4 +503,18 @@ GAME_SPECS = (
         "BOARD",
         parse_record,
     ),
+    CommandSpec(
+        "hint",
+        Scope.GAME,
+        "BOARD USERID PASSWORD",
+        parse_board_login,
+        secret_positions=(2,),
+    ),
+    CommandSpec(
+        "analyze",
+        Scope.GAME,
+        "BOARD",
+        parse_record,
+        aliases=("analyse",),
+    ),
 )

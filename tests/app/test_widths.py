@@ -26,10 +26,10 @@ from pbm.app.compose import TEMPLATES, WIDTH, Renderer, Text, wrap
 from pbm.app.help import TOPICS
 from pbm.app.pipeline import Pipeline
 from pbm.app.ticker import run_tick
-from pbm.domain import computer
+from pbm.domain import coaching, computer
 from pbm.domain.store import Store
 from pbm.grammar import REGISTRY
-from pbm.server.searcher import search
+from pbm.server.searcher import analyse, search
 from pbm.trax import Board
 from tests.prose import english_prose
 from tests.widths import columns
@@ -380,10 +380,29 @@ def computer_games(s: Session) -> None:
         board = Board.replay(row.moves.split(), "minitrax")
         if board.outcome() is not None:
             break
+        s.send(ALICE, f"minitrax hint {number} {ALICE} {pw(ALICE)}")
+        s.send(ALICE, f"minitrax hint {number} {ALICE} {pw(ALICE)}")  # again: the same hint
         quiet = [m for m in board.legal_moves() if not _ends(board, m)]  # the computer's moves vary
         move = str(quiet[0] if quiet else board.legal_moves()[0])
         s.send(ALICE, f"minitrax move {number} {ALICE} {pw(ALICE)} {move}")
     s.send(ALICE, f"minitrax chat {number} {ALICE} {pw(ALICE)}", "Well played.")
+    coaching_mail(s)
+
+
+def coaching_mail(s: Session) -> None:
+    """Hints refused, and analyses asked for, refused and mailed (board 102
+    is the finished loop game)."""
+    s.send(ALICE, f"trax challenge {ALICE} {BOB} {pw(ALICE)}")
+    playing = max(row.number for row in s.store.boards_of_game("trax"))
+    s.send(ALICE, f"trax hint {playing} {ALICE} {pw(ALICE)}", error=True)  # a game between people
+    s.send(BOB, f"trax analyze {playing}", error=True)  # still played
+    s.send(BOB, "trax analyze 102")
+    s.send(BOB, "trax analyse 102")  # asked again before it is mailed
+    s.send("someone.new@example.org", "trax analyze 102")
+    ctx = s.mail.pipeline.context(s.mail.clock.now)
+    for row in s.store.open_analyses(10):
+        found = analyse(coaching.analysis_job(ctx, row), 1.0)
+        s.mail.pipeline.analysis_done(row.id, found, now=s.mail.clock.now)
 
 
 def helps(s: Session) -> None:

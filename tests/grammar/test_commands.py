@@ -208,6 +208,9 @@ GAME_CASES = [
     ("seek alice s3cret", "seek", SeekArgs(ALICE, PW)),
     ("seek alice s3cret 3", "seek", SeekArgs(ALICE, PW, 3)),
     ("record 101", "record", BoardArgs(101)),
+    ("hint 101 alice s3cret", "hint", BoardLoginArgs(101, ALICE, PW)),
+    ("analyze 101", "analyze", BoardArgs(101)),
+    ("analyse 101", "analyze", BoardArgs(101)),
 ]
 
 ETC = TournamentName.of("ETC26")

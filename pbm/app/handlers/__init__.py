@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..request import Reply, Request
-from . import account, game, rating, tournament
+from . import account, coaching, game, rating, tournament
 
 Handler = Callable[[Request[Any]], list[Reply]]
 
@@ -56,6 +56,9 @@ HANDLERS: Mapping[str, Handler] = MappingProxyType({
     "reject": game.accept_challenges,
     "limit": game.limit_or_seek,
     "seek": game.limit_or_seek,
+    # the computer's help
+    "hint": coaching.hint,
+    "analyze": coaching.analyze,
     # ratings
     "standings": rating.standings,
     "history": rating.history,

@@ -453,6 +453,38 @@ LANGUAGE = """
         ALTER TABLE users ADD COLUMN language TEXT;  -- NULL: not chosen, English
 """
 
+# Hints and analyses (issue 32): a hint given on a board, one per turn (the
+# move it named, so that asking again repeats it); and the analyses of
+# finished games asked for by mail, queued for the computer's workers like
+# its moves, each answered to the address that asked (in the language it
+# asked in when it has no account).
+COACHING = """
+        CREATE TABLE hints (
+            board INTEGER NOT NULL REFERENCES boards(number),
+            ply INTEGER NOT NULL,
+            move TEXT NOT NULL,
+            reason TEXT,
+            cells TEXT NOT NULL DEFAULT '',
+            given_at TEXT NOT NULL,
+            PRIMARY KEY (board, ply)
+        );
+        CREATE TABLE analyses (
+            id INTEGER PRIMARY KEY,
+            board INTEGER NOT NULL REFERENCES boards(number),
+            address TEXT NOT NULL,       -- lowercased: where the analysis goes
+            requester TEXT NOT NULL,     -- who is served in turns: u<user id>, or the address
+            language TEXT,               -- the language asked for, when the address has no account
+            queued_at TEXT NOT NULL,
+            started_at TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            done_at TEXT,
+            outcome TEXT
+        );
+        CREATE UNIQUE INDEX analyses_open ON analyses(board, address) WHERE done_at IS NULL;
+        CREATE INDEX analyses_waiting ON analyses(id) WHERE done_at IS NULL;
+        CREATE INDEX analyses_asked ON analyses(address, queued_at);
+"""
+
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
@@ -469,4 +501,5 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (12, "consent to games, bounded holds, no secrets in sent mail", TRUST),
     (13, "a game against the computer keeps its rating change", RATED_APART),
     (14, "the language each player is answered in", LANGUAGE),
+    (15, "hints, and analyses of finished games", COACHING),
 ]

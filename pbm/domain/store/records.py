@@ -465,3 +465,32 @@ class ComputerRatingEntry:
     losses: int
     updated_at: str
     userid: str
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """The hint given on a board at a turn (one a turn)."""
+
+    board: int
+    ply: int
+    move: str
+    reason: str | None
+    cells: str  # blank-separated
+    given_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """An analysis of a finished game, asked for by mail and queued for the
+    computer's workers."""
+
+    id: int
+    board: int
+    address: str  # lowercased: where the analysis goes
+    requester: str  # served in turns: "u<user id>", or the address
+    language: str | None  # asked for, when the address has no account
+    queued_at: str
+    started_at: str | None
+    attempts: int
+    done_at: str | None
+    outcome: str | None
