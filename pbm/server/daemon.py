@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from pbm.ai.review import Review
 from pbm.app.pipeline import Pipeline, Result
 from pbm.app.ticker import run_tick
 from pbm.config import Config
@@ -74,7 +75,8 @@ class Daemon:
         self.database_lock = DatabaseLock(config.server.database)
         self.handled = 0
         self.failed = 0
-        self.searcher = Searcher(config, self.apply_computer, self.stop, clock) if config.computer.enabled else None
+        self.searcher = (Searcher(config, self.apply_computer, self.stop, clock, self.apply_analysis)
+                         if config.computer.enabled else None)
 
     async def handle(self, raw: bytes, source: str) -> bool:
         """Run one mail through the pipeline.  True: handled (answered,
@@ -98,6 +100,15 @@ class Daemon:
         under the same lock as the mail."""
         async with self.lock:
             result = await asyncio.to_thread(self.pipeline.computer_turn, job_id, answer, now=self.clock())
+        log.info("%s", log_line("%s: %s, %d replies", result.key, result.summary or result.reason, len(result.replies)))
+        if result.replies:
+            self.outbox.wake()
+
+    async def apply_analysis(self, analysis_id: int, found: Review) -> None:
+        """A finished analysis, mailed through the pipeline under the same
+        lock as the mail."""
+        async with self.lock:
+            result = await asyncio.to_thread(self.pipeline.analysis_done, analysis_id, found, now=self.clock())
         log.info("%s", log_line("%s: %s, %d replies", result.key, result.summary or result.reason, len(result.replies)))
         if result.replies:
             self.outbox.wake()

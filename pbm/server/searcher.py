@@ -8,14 +8,17 @@ the loop never waits for the database), hands each to a pool of worker
 processes (``[computer] workers``, at the lowest CPU priority, so that
 searching never slows the mail), at most ``[computer] max_searches`` at once,
 and applies each answer through the pipeline under the daemon's lock, like
-a player's command.  A crash or restart loses nothing: a job is done only in
+a player's command.  The analyses of finished games that players ask for
+(:mod:`pbm.domain.coaching`) wait in the same turns and run in the same
+pool, each within ``[computer] analysis_seconds`` of CPU time.  A crash or restart loses nothing: a job is done only in
 the transaction that plays its move; the jobs not done are searched again.
 
 Jobs are taken in turns by player (the person the computer plays on the
 job's board), not oldest first: a player has at most
 :data:`PER_PLAYER` jobs in hand at once, and the next job taken is the
 oldest of the player served least recently, so one player's many boards
-delay another player's one by at most a search.  A job that failed
+delay another player's one by at most a search (a player's analyses count
+among his jobs, after his moves).  A job that failed
 :data:`MAX_ATTEMPTS` times gets a level-2 move (or, for an offer, a no)
 chosen at once on the searcher's own thread, so that the game goes on.
 """
@@ -35,14 +38,16 @@ from typing import Any
 
 from pbm.ai import CLEARLY_AHEAD, WON, ThinkRequest, think, wants_draw
 from pbm.ai.evaluate import evaluate
+from pbm.ai.review import Review
 from pbm.config import Config
-from pbm.domain import computer
+from pbm.domain import coaching, computer
+from pbm.domain.coaching import AnalysisJob
 from pbm.domain.computer import Answer, Job
 from pbm.domain.context import Context
 from pbm.domain.passwords import VerifiedPasswords
 from pbm.domain.positions import Positions
 from pbm.domain.store import Store, is_busy
-from pbm.domain.store.records import PlayerJob
+from pbm.domain.store.records import Analysis, PlayerJob
 
 log = logging.getLogger("pbm.computer")
 
@@ -56,6 +61,12 @@ PER_PLAYER = 2
 READ_LIMIT = 1000
 #: How often the open jobs are looked at when nothing wakes the searcher.
 POLL_SECONDS = 5.0
+
+
+def _key(player: int) -> str:
+    """Who a job is served for, in the turns: ``u`` and the person's id
+    (an analysis asked from an account's address is his too)."""
+    return f"u{player}"
 
 
 def budget_of(config: Config, level: int) -> float | None:
@@ -114,22 +125,31 @@ def accepts_draw(job: Job, request: ThinkRequest) -> bool:
     return score > -WON and score >= -CLEARLY_AHEAD
 
 
+def analyse(job: AnalysisJob, seconds: float) -> Review:
+    """The analysis of a finished game (in a worker process)."""
+    return coaching.analyse(job, seconds)
+
+
 def _lowest_priority() -> None:
-    """Worker processes yield the CPU to the daemon (and to everything else):
-    on Linux they run only when a CPU would otherwise be idle (SCHED_IDLE),
-    elsewhere at the lowest nice level."""
+    """Worker processes yield the CPU to the daemon and to everything else,
+    but are never starved outright: the lowest nice level (19) under the
+    batch scheduling class where there is one (Linux).  The idle class
+    (SCHED_IDLE) would give a search no CPU at all while any other program
+    is busy, and a search answers by a wall-clock deadline too (a few times
+    its budget): at nice 19 it still gets a small share in that time, and
+    so always answers (docs/decisions.md, "The computer's priority")."""
     try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        return
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
     except (AttributeError, OSError):  # not Linux, or not allowed here
         pass
     try:
-        os.nice(19)
-    except OSError:  # not allowed either: search at the same priority
+        os.nice(19 - os.nice(0))
+    except OSError:  # not allowed: search at the same priority
         pass
 
 
 Apply = Callable[[int, Answer], Awaitable[Any]]
+ApplyAnalysis = Callable[[int, Review], Awaitable[Any]]
 
 
 @dataclass
@@ -139,13 +159,15 @@ class Taken:
 
     searches: list[Job] = field(default_factory=list)
     fallbacks: list[tuple[Job, Answer]] = field(default_factory=list)
+    analyses: list[AnalysisJob] = field(default_factory=list)
 
 
 class Searcher:
     def __init__(self, config: Config, apply: Apply, stop: asyncio.Event,
-                 clock: Callable[[], datetime]) -> None:
+                 clock: Callable[[], datetime], apply_analysis: ApplyAnalysis | None = None) -> None:
         self.config = config
         self.apply = apply
+        self.apply_analysis = apply_analysis
         self.stop = stop
         self.clock = clock
         self._wake = asyncio.Event()
@@ -154,10 +176,12 @@ class Searcher:
         self._pool: Any = None  # multiprocessing.pool.Pool, made when the first job comes
         self.in_hand: dict[int, asyncio.Future[Answer]] = {}
         self.players: dict[int, int] = {}  # job id in hand -> its player
+        self.analysing: dict[int, asyncio.Future[Review]] = {}  # analyses in hand, by id
+        self.requesters: dict[int, str] = {}  # analysis id in hand -> who asked (see _key)
         self.searched = 0
         # player -> when last served (a count of jobs taken): the least
         # recently served goes first; only the database thread touches it
-        self._served: dict[int, int] = {}
+        self._served: dict[str, int] = {}
         self._taken = 0
         self._locked = False  # the last read met a locked database (logged once)
 
@@ -172,34 +196,50 @@ class Searcher:
             self._store = Store(self.config.server.database)
         return Context(self._store, self.config, self.clock(), VerifiedPasswords(), Positions(), None)
 
-    def _next_jobs(self, room: int, holding: dict[int, int]) -> Taken:
+    def _next_jobs(self, room: int, holding: dict[int, int], analysing: dict[int, str] | None = None) -> Taken:
         """Up to ``room`` open jobs to search, marked started, taken in turns
         by player: none of a player who has :data:`PER_PLAYER` in hand
         already, else the oldest job of the player served least recently
-        (``holding``: the jobs in hand, by id, and their players).  A job
-        whose board moved on is closed here; one that failed
-        :data:`MAX_ATTEMPTS` times gets its fallback answer (taking no
-        room), one whose fallback failed too is given up."""
+        (``holding``: the jobs in hand, by id, and their players;
+        ``analysing``: the analyses in hand, by id, and who asked).  A
+        player's analyses are his jobs too, after his moves.  A job whose
+        board moved on is closed here; one that failed :data:`MAX_ATTEMPTS`
+        times gets its fallback answer (taking no room), one whose fallback
+        failed too is given up; an analysis that failed that often is given
+        up."""
         ctx = self._context()
         store = ctx.store
         taken = Taken()
-        held = Counter(holding.values())
+        analysing = analysing or {}
+        held = Counter([_key(p) for p in holding.values()] + list(analysing.values()))
         besides = tuple(holding)
-        if not store.open_computer_jobs(1, besides=besides):
+        others = tuple(analysing)
+        if not store.open_computer_jobs(1, besides=besides) and not store.open_analyses(1, besides=others):
             return taken  # nothing to do: no write lock taken
         with store.atomic():
             for _ in range(4):  # read again when closing jobs made way for others
                 rows = store.open_computer_jobs(READ_LIMIT, besides=besides, per_player=PER_PLAYER)
-                queues: dict[int, deque[PlayerJob]] = {}
+                queues: dict[str, deque[PlayerJob | Analysis]] = {}
                 for row in rows:
-                    queues.setdefault(row.player, deque()).append(row)
+                    queues.setdefault(_key(row.player), deque()).append(row)
+                for asked in store.open_analyses(READ_LIMIT, besides=others, per_requester=PER_PLAYER):
+                    queues.setdefault(asked.requester, deque()).append(asked)
                 closed = False
-                while len(taken.searches) < room:
+                while len(taken.searches) + len(taken.analyses) < room:
                     ready = [p for p, q in queues.items() if q and held[p] < PER_PLAYER]
                     if not ready:
                         break
-                    player = min(ready, key=lambda p: (self._served.get(p, -1), queues[p][0].id))
-                    row = queues[player].popleft()
+                    player = min(ready, key=lambda p: (self._served.get(p, -1), queues[p][0].queued_at))
+                    item = queues[player].popleft()
+                    if isinstance(item, Analysis):
+                        others += (item.id,)
+                        closed = self._take_analysis(item, taken) or closed
+                        if not closed:
+                            held[player] += 1
+                            self._taken += 1
+                            self._served[player] = self._taken
+                        continue
+                    row = item
                     besides += (row.id,)
                     job = computer.job_for(self._context(), row)  # a context per job: counted apart
                     if job is None:
@@ -230,9 +270,27 @@ class Searcher:
                         held[player] += 1
                         self._taken += 1
                         self._served[player] = self._taken
-                if not closed or len(taken.searches) >= room:
+                if not closed or len(taken.searches) + len(taken.analyses) >= room:
                     break
         return taken
+
+    def _take_analysis(self, row: Analysis, taken: Taken) -> bool:
+        """An analysis to run, marked started, or (failed too often, or its
+        board gone) closed: True when closed."""
+        ctx = self._context()
+        if row.attempts >= MAX_ATTEMPTS:
+            log.error("analysis %s of board %s failed %d times; given up", row.id, row.board, row.attempts)
+            ctx.store.finish_analysis(row.id, "given up", ctx.now)
+            return True
+        try:
+            job = coaching.analysis_job(ctx, row)
+        except Exception:
+            log.exception("analysis %s: board %s cannot be read; given up", row.id, row.board)
+            ctx.store.finish_analysis(row.id, "given up", ctx.now)
+            return True
+        ctx.store.start_analysis(row.id, ctx.now)
+        taken.analyses.append(job)
+        return False
 
     def _give_up(self, job_id: int) -> None:
         store = self._context().store
@@ -262,18 +320,39 @@ class Searcher:
         def failed(exc: BaseException) -> None:
             loop.call_soon_threadsafe(settle, None, exc)
 
-        if self._pool is None:
-            context = multiprocessing.get_context("spawn")  # the daemon has threads: no fork
-            self._pool = context.Pool(self.config.computer.workers, initializer=_lowest_priority)
+        self._ensure_pool()
         self._pool.apply_async(search, (job, budget_of(self.config, job.level)), callback=done,
                                error_callback=failed)
         return future
+
+    def _submit_analysis(self, job: AnalysisJob) -> asyncio.Future[Review]:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Review] = loop.create_future()
+
+        def settle(found: Review | None, exc: BaseException | None) -> None:  # on the event loop
+            if future.done():
+                return
+            if exc is not None:
+                future.set_exception(exc)
+            else:
+                future.set_result(found)  # type: ignore[arg-type]
+
+        self._ensure_pool()
+        self._pool.apply_async(analyse, (job, self.config.computer.analysis_seconds),
+                               callback=lambda found: loop.call_soon_threadsafe(settle, found, None),
+                               error_callback=lambda exc: loop.call_soon_threadsafe(settle, None, exc))
+        return future
+
+    def _ensure_pool(self) -> None:
+        if self._pool is None:
+            context = multiprocessing.get_context("spawn")  # the daemon has threads: no fork
+            self._pool = context.Pool(self.config.computer.workers, initializer=_lowest_priority)
 
     async def run(self) -> None:
         try:
             while not self.stop.is_set():
                 self._wake.clear()
-                room = self.config.computer.max_searches - len(self.in_hand)
+                room = self.config.computer.max_searches - len(self.in_hand) - len(self.analysing)
                 if room > 0:
                     taken = await self._read_jobs(room)
                     for job in taken.searches:
@@ -281,9 +360,13 @@ class Searcher:
                                  job.level)
                         self.in_hand[job.id] = self._submit(job)
                         self.players[job.id] = job.player
+                    for analysis in taken.analyses:
+                        log.info("computer: analysing board %s (analysis %s)", analysis.board, analysis.id)
+                        self.analysing[analysis.id] = self._submit_analysis(analysis)
+                        self.requesters[analysis.id] = analysis.requester
                     for job, answer in taken.fallbacks:
                         await self._play_fallback(job, answer)
-                waiting: set[asyncio.Future[Any]] = set(self.in_hand.values())
+                waiting: set[asyncio.Future[Any]] = {*self.in_hand.values(), *self.analysing.values()}
                 woken = asyncio.ensure_future(self._wake.wait())
                 stopping = asyncio.ensure_future(self.stop.wait())
                 try:
@@ -297,6 +380,11 @@ class Searcher:
                         del self.in_hand[job_id]
                         self.players.pop(job_id, None)
                         await self._finish(job_id, future)
+                for analysis_id, found in list(self.analysing.items()):
+                    if found.done():
+                        del self.analysing[analysis_id]
+                        self.requesters.pop(analysis_id, None)
+                        await self._finish_analysis(analysis_id, found)
         finally:
             self.close()
 
@@ -305,7 +393,7 @@ class Searcher:
         a long transaction elsewhere is logged once, in one line, until a
         read works again; anything else with its traceback."""
         try:
-            taken: Taken = await self._db_call(self._next_jobs, room, dict(self.players))
+            taken: Taken = await self._db_call(self._next_jobs, room, dict(self.players), dict(self.requesters))
         except Exception as exc:
             if not is_busy(exc):
                 log.exception("reading the computer's jobs failed")
@@ -341,6 +429,19 @@ class Searcher:
             await self.apply(job_id, answer)
         except Exception:
             log.exception("computer move for job %s could not be played; it is tried again", job_id)
+
+    async def _finish_analysis(self, analysis_id: int, future: asyncio.Future[Review]) -> None:
+        try:
+            found = future.result()
+        except Exception:
+            log.exception("analysis %s failed; it is tried again", analysis_id)
+            return
+        if self.apply_analysis is None:
+            return
+        try:
+            await self.apply_analysis(analysis_id, found)
+        except Exception:
+            log.exception("analysis %s could not be mailed; it is tried again", analysis_id)
 
     def close(self) -> None:
         if self._pool is not None:
