@@ -48,7 +48,8 @@ def set_policy(policy: str) -> None:
 
 
 def position(seed: int) -> tuple[str, ...]:
-    """A quiet middle game: 14 plies of moves that end nothing."""
+    """A calm middle game: 14 plies of moves after which neither side can
+    win at once (so the search has work to do)."""
     import random
 
     rng = random.Random(seed)
@@ -58,7 +59,7 @@ def position(seed: int) -> tuple[str, ...]:
         rng.shuffle(moves)
         for move in moves:
             board.play(move)
-            if board.outcome() is None:
+            if board.outcome() is None and not board.completions():
                 break
             board.pop()
     return tuple(str(m) for m in board.moves)

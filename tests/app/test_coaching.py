@@ -216,3 +216,15 @@ def test_an_analysis_comes_in_the_language_the_newcomer_asked_in(players):
     (japanese,) = run_analyses(players, 1.0)
     assert "盤 101 のコンピューターによる解析です" in text_of(japanese)
 
+
+
+def test_each_turning_point_has_its_picture_in_the_html_part(players):
+    finished_game(players)
+    players.send(B, "trax analyze 101")
+    (mail,) = run_analyses(players, 2.0)
+    pngs = [part for part in mail.walk() if part.get_content_type() == "image/png"]
+    html = next(part for part in mail.walk() if part.get_content_type() == "text/html").get_content()
+    shown = words(mail).count("The position ")
+    assert shown >= 1 and len(pngs) == shown  # one picture a turning point
+    for part in pngs:
+        assert f"cid:{part['Content-ID'].strip('<>')}" in html
