@@ -475,6 +475,12 @@ def think(request: ThinkRequest, clock: Callable[[], float] = time.process_time,
     if opening is not None:  # in the opening book: played at once, the seed choosing among its moves
         return Choice(str(opening), 0, 0, 0, clock() - start, explain(board, opening))
     result = _search(request, board, face, start, wall_start, clock, wall_clock)
+    if result.depth == 0 and not result.proven:
+        # out of time before depth 1 finished (starved, or a huge formation): the
+        # level-2 player's move at least takes a win and stops a threat (with its
+        # deadline passed, it takes the first safe move it finds)
+        move, reason = level_two(board, face, rng, Wall(float("-inf")))
+        return Choice(str(move), 0, result.nodes, 0, clock() - start, reason)
     reason = Reason("random") if result.move.is_pass else explain(board, result.move)
     return Choice(str(result.move), result.depth, result.nodes, result.score, clock() - start, reason)
 

@@ -162,3 +162,42 @@ def test_reasons_name_cells_of_the_position_shown_after_a_pointtrax_line():
         assert match, cell
         assert 0 <= int(match.group(2)) <= board.height + 1
     assert think(ThinkRequest("pointtrax", tuple(str(m) for m in board.moves), level=2, seed=1)).move in ("@0+", "@0/")
+
+
+class _Jump:
+    """A wall clock whose deadline has passed from the second reading on."""
+
+    def __init__(self) -> None:
+        self.read = 0
+
+    def __call__(self) -> float:
+        self.read += 1
+        return 0.0 if self.read == 1 else 1e9
+
+
+def test_a_search_out_of_time_before_depth_one_still_blocks_a_threat():
+    from pbm.ai import winning_moves
+
+    found = 0
+    for seed in range(200):
+        board = random_position("trax", seed, 20)
+        if board.outcome() is not None or winning_moves(board):
+            continue
+        threats = [m for m, bits in board.completions() if bits & (2 if board.turn == "white" else 1)]
+        if not threats:
+            continue
+        blocks = []
+        for move in board.legal_moves():
+            board.play(move)
+            if board.outcome() is None and not winning_moves(board):
+                blocks.append(str(move))
+            board.pop()
+        if not blocks:
+            continue
+        found += 1
+        choice = think(request_for(board, 4, budget=5, seed=seed), wall_clock=_Jump())
+        assert choice.depth == 0  # no iteration finished by the deadline
+        assert choice.move in blocks, (seed, choice.move)
+        if found == 5:
+            break
+    assert found == 5

@@ -1,0 +1,61 @@
+"""A search starved of CPU by other work still answers (issue 32): the
+computer's worker, at the priority the daemon gives it, with busy
+processes on every core, answers a level-3 job within a few times its
+budget (its wall-clock deadline), with a legal move."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+
+import pytest
+
+from pbm.domain.computer import Job
+from pbm.server.searcher import _lowest_priority, search
+from pbm.trax import Board
+
+pytestmark = pytest.mark.slow
+
+BUDGET = 0.5
+#: The daemon's bound: the search's wall deadline (3 x budget + 1 s), and
+#: room for the worker to explain its move on the small share it gets.
+ANSWER_WITHIN = 3 * BUDGET + 1 + 12
+
+
+def _hog() -> None:
+    while True:
+        pass
+
+
+def _calm_position() -> tuple[str, ...]:
+    board = Board()
+    for move in ("@0/", "A2+", "A3/", "@2/", "@2/", "A1/", "D2+", "B0+"):
+        board.play(move)
+    assert board.outcome() is None and not board.completions()
+    return tuple(str(m) for m in board.moves)
+
+
+def _ready() -> int:
+    return os.getpid()
+
+
+def test_a_level_three_search_answers_under_busy_processes_on_every_core():
+    moves = _calm_position()
+    job = Job(1, 101, len(moves), "", "trax", moves, 3, None, None, None)
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(1, initializer=_lowest_priority) as pool:
+        worker = pool.apply(_ready)  # started (and imported) before the machine gets busy
+        assert os.getpriority(os.PRIO_PROCESS, worker) == 19
+        hogs = [context.Process(target=_hog, daemon=True) for _ in range(2 * (os.cpu_count() or 1))]
+        for hog in hogs:
+            hog.start()
+        try:
+            started = time.monotonic()
+            answer = pool.apply_async(search, (job, BUDGET)).get(timeout=120)
+            waited = time.monotonic() - started
+        finally:
+            for hog in hogs:
+                hog.terminate()
+    assert answer.move in {str(m) for m in Board.replay(moves).legal_moves()}
+    assert waited < ANSWER_WITHIN, f"answered after {waited:.1f} s"
