@@ -62,6 +62,23 @@ class Answer:
     seconds: float
 
 
+@dataclass(frozen=True)
+class Turn:
+    """A legal turn as the C engine plays it: the chosen tile ``(x, y,
+    tile)`` in area coordinates, the winner (-1 none, 0 white, 1 black),
+    the reason (0 none, 1 loop, 2 line), the tiles it places (the chosen one
+    first), and what the search's shortcut for a turn that forces nothing
+    says: its winner (-2 when the turn forces, so the shortcut is not
+    taken) and whether its key is that of the turn played."""
+
+    chosen: tuple[int, int, int]
+    winner: int
+    reason: int
+    tiles: tuple[tuple[int, int, int], ...]
+    quick: int
+    same_key: bool
+
+
 def cache_folder() -> Path:
     folder = os.environ.get("PBM_CRIVAL_CACHE")
     if folder:
@@ -146,16 +163,14 @@ class Engine:
         move = to_move(board, x, y, tile)
         return move, Answer(depth, nodes, score, float(answer[7]))
 
-    def legal(self, board: Board) -> list[tuple[tuple[int, int, int], int, int, tuple[tuple[int, int, int], ...]]]:
-        """Every legal turn as the C engine sees it: ((x, y, tile), winner
-        (-1 none, 0 white, 1 black), reason (0, 1 loop, 2 line), the tiles
-        it places as (x, y, tile), the chosen one first)."""
+    def legal(self, board: Board) -> list[Turn]:
+        """Every legal turn as the C engine sees it (see :class:`Turn`)."""
         out = []
         for line in self.lines_until_end(f"legal {position(board)}"):
             v = [int(n) for n in line.split()]
-            count = v[5]
-            tiles = tuple((v[6 + 3 * i], v[7 + 3 * i], v[8 + 3 * i]) for i in range(count))
-            out.append(((v[0], v[1], v[2]), v[3], v[4], tiles))
+            count = v[7]
+            tiles = tuple((v[8 + 3 * i], v[9 + 3 * i], v[10 + 3 * i]) for i in range(count))
+            out.append(Turn((v[0], v[1], v[2]), v[5], v[6], tiles, v[3], bool(v[4])))
         return out
 
     def bench(self, board: Board, seconds: float) -> tuple[int, int, float]:

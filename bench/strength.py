@@ -7,6 +7,7 @@
 
     python bench/strength.py 4 rival --games 30 --budget 4=1,rival=1 --jobs 2
     python bench/strength.py 4 rival --games 30 --budget 4=1,rival=4 --jobs 2
+    python bench/strength.py 4 crival --games 30 --budget 4=0.5,crival=0.5 --jobs 2
     python bench/strength.py 4 4@v0.1.0 --games 30 --budget 4=1,4@v0.1.0=1 --jobs 2
     python bench/strength.py 4 deep3 --games 30 --budget 4=1 --jobs 2 --json out.json
 
@@ -24,6 +25,11 @@ Players:
     negamax alpha-beta, iterative deepening, its own transposition table,
     threat-space search and threat-aware evaluation) on the rules engine
     only;
+``crival``
+    a contest-style engine in C (:mod:`crival`, ``bench/crival.py`` and
+    ``bench/crival/trax.c``: the rules written again in C, some tens of
+    thousands of nodes a second), compiled with gcc on first use and run in
+    a subprocess; its move is checked legal by pbm.trax before it is played;
 ``deepN``
     pbm.ai's search to a fixed depth N (``deep4``), with no time limit;
 ``L@REF``
@@ -41,10 +47,11 @@ nowhere is passed, as the server does.
 
 ``--budget 4=0.5,3=0.1,rival=2,4@v0.1.0=0.5`` sets the CPU seconds per move
 of any player by its name (default: :data:`pbm.ai.DEFAULT_BUDGETS` for the
-levels, that of level L for ``L@REF``, level 4's for ``rival``; the budget
-of a level is capped by pbm.ai at its ``MAX_BUDGET``); ``--jobs 2`` plays
+levels, that of level L for ``L@REF``, level 4's for ``rival`` and
+``crival``; the budget of a level is capped by pbm.ai at its
+``MAX_BUDGET``); ``--jobs 2`` plays
 games in two processes (CPU time is measured per process, and in the
-subprocess of a release player, so budgets stay fair).
+subprocess of a release player or crival, so budgets stay fair).
 
 Printed: wins, draws and losses of the first player, its score with a 95%
 confidence interval (Wilson score interval over the games, a draw counting
@@ -72,6 +79,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "bench"))
 
+import crival  # noqa: E402
 import release  # noqa: E402
 import rival  # noqa: E402
 
@@ -80,7 +88,7 @@ from pbm.trax import PASS, Board  # noqa: E402
 
 FACES = (5, 10, 9, 6, 3, 12)
 #: The players' names (see the module docs); ``deepN`` and ``L@REF`` are patterns.
-PLAYER = re.compile(r"^(?:[1-4]|random|greedy|rival|deep[1-9][0-9]?|[1-4]@[^\s=,]+)$")
+PLAYER = re.compile(r"^(?:[1-4]|random|greedy|c?rival|deep[1-9][0-9]?|[1-4]@[^\s=,]+)$")
 #: A fixed-depth search's deadline: never.
 NEVER = 1e12
 #: Budgets here are CPU time only: pbm.ai's wall-clock limit (where it has
@@ -92,7 +100,7 @@ def player(name: str) -> str:
     """``name`` if it names a player (for argparse)."""
     if not PLAYER.match(name):
         raise argparse.ArgumentTypeError(
-            f"unknown player {name!r}: 1 to 4, random, greedy, rival, deepN or L@REF (e.g. 4@v0.1.0)")
+            f"unknown player {name!r}: 1 to 4, random, greedy, rival, crival, deepN or L@REF (e.g. 4@v0.1.0)")
     return name
 
 
@@ -143,6 +151,11 @@ def choose(name: str, board: Board, face: int | None, rng: random.Random,
         if face is not None:
             raise SystemExit("rival does not play LuckyTrax")
         move = str(rival.choose(board.copy(), budgets[name], seed=rng.getrandbits(32)))
+    elif name == "crival":
+        if face is not None:
+            raise SystemExit("crival does not play LuckyTrax")
+        chosen, seconds, _ = crival.choose(board, budgets[name], seed=rng.getrandbits(32))
+        return str(chosen), seconds
     elif name.startswith("deep"):
         clock = time.process_time
         searcher = Searcher(board.copy(), NEVER, face=face, seed=rng.getrandbits(32), clock=clock)
@@ -213,7 +226,7 @@ def default_budget(name: str) -> float | None:
         return DEFAULT_BUDGETS.get(int(name))
     if "@" in name:
         return DEFAULT_BUDGETS.get(int(name[0]))
-    if name == "rival":
+    if name in ("rival", "crival"):
         return DEFAULT_BUDGETS[4]
     return None
 

@@ -11,9 +11,11 @@
  *       -> move X Y TILE DEPTH NODES SCORE CPU_SECONDS
  *   legal PLY N x1 y1 t1 ...
  *       -> one line per legal turn, in reading order, then "end":
- *          X Y TILE WINNER REASON COUNT px py pt ...  (the tiles it places,
- *          the chosen one first; WINNER -1 none, 0 white, 1 black; REASON
- *          0 none, 1 loop, 2 line)
+ *          X Y TILE QUICK SAMEKEY WINNER REASON COUNT px py pt ...  (the
+ *          tiles it places, the chosen one first; WINNER -1 none, 0 white,
+ *          1 black; REASON 0 none, 1 loop, 2 line; QUICK the winner the
+ *          search's shortcut for a turn that forces nothing finds, -2 when
+ *          the turn forces; SAMEKEY 1 when its key is the played turn's)
  *   bench SECONDS PLY N tiles...  -> nodes DEPTH NODES SECONDS (a search, for nodes/s)
  *
  * The rules (those of pbm/trax/rules.py for the game type "trax"): a tile
@@ -81,6 +83,8 @@ static int FORCE[256];
 static int FIT[256][4];
 static int NFIT[256];
 static uint8_t CONTRIB[16][4];
+/* DIRS[t][colour]: the two directions of that colour's track in tile t. */
+static int DIRS[16][2][2];
 
 /* the undo log: (array, index, old value) */
 typedef struct { int32_t where; int32_t old; } Undo;
@@ -114,6 +118,13 @@ static void tables(void) {
                 if ((TILES[i] & (wm | bm)) == wm) FIT[key][NFIT[key]++] = TILES[i];
     }
     for (int t = 0; t < 16; t++)
+        for (int colour = 0; colour < 2; colour++) {
+            int m = colour ? 15 ^ t : t, k = 0;
+            DIRS[t][colour][0] = DIRS[t][colour][1] = 0;
+            for (int d = 0; d < 4; d++)
+                if ((m >> d & 1) && k < 2) DIRS[t][colour][k++] = d;
+        }
+    for (int t = 0; t < 16; t++)
         for (int d = 0; d < 4; d++) CONTRIB[t][d] = (t >> d & 1) ? (uint8_t)(1 << OPP[d]) : (uint8_t)(16 << OPP[d]);
 }
 
@@ -133,26 +144,24 @@ static int placed[MAXCHAIN + 8];
 static int nplaced;
 
 /* Put one tile down; returns the colour bits of the loops it closed. */
-static int place(int c, int t, int logged) {
+static inline int place(int c, int t) {
     int occ = 0, loops = 0;
-    if (logged) setT(c, t); else T[c] = (uint8_t)t;
+    setT(c, t);
     H ^= zob(c, t);
     for (int d = 0; d < 4; d++) {
         int n = c + DELTA[d];
         if (T[n]) occ |= 1 << d;
-        else if (logged) setK(n, K[n] | CONTRIB[t][d]);
-        else K[n] |= CONTRIB[t][d];
+        else setK(n, K[n] | CONTRIB[t][d]);
     }
     int base = 2 * c;
     for (int colour = 0; colour < 2; colour++) {
-        int m = colour ? 15 ^ t : t, a = -1, b = -1;
-        for (int d = 0; d < 4; d++)
-            if (m >> d & 1) { if (a < 0) a = d; else b = d; }
+        int a = DIRS[t][colour][0], b = DIRS[t][colour][1];
         int ea = base + EDGE_OFF[a], eb = base + EDGE_OFF[b];
         int fa = (occ >> a & 1) ? EP[ea] : ea;
         int fb = (occ >> b & 1) ? EP[eb] : eb;
         if ((occ >> a & 1) && (occ >> b & 1) && fa == eb) { loops |= 1 << colour; continue; }
-        if (logged) { setE(fa, fb); setE(fb, fa); } else { EP[fa] = fb; EP[fb] = fa; }
+        setE(fa, fb);
+        setE(fb, fa);
         if (nlinks < 2 * MAXCHAIN) { links[nlinks].fa = fa; links[nlinks].fb = fb; links[nlinks].colour = colour; nlinks++; }
     }
     return loops;
@@ -213,7 +222,7 @@ static int make(int c, int t) {
     }
     nlinks = 0;
     nplaced = 0;
-    int loops = place(c, t, 1);
+    int loops = place(c, t);
     placed[nplaced++] = c;
     int stack[MAXCHAIN + 8], sp = 0;
     stack[sp++] = c;
@@ -225,7 +234,7 @@ static int make(int c, int t) {
             int fo = FORCE[K[n]];
             if (fo) {
                 if (fo < 0 || nplaced >= MAXCHAIN) { undo(); return -1; }
-                loops |= place(n, fo, 1);
+                loops |= place(n, fo);
                 placed[nplaced++] = n;
                 stack[sp++] = n;
             }
@@ -246,6 +255,43 @@ static int make(int c, int t) {
     last_loops = loops;
     if (!wins) return 0;
     int mover = (ply - 1) & 1;
+    return (wins >> mover & 1) ? mover + 1 : 2 - mover;
+}
+
+/* A turn that forces nothing, judged without playing it: -2 when the tile
+ * at c forces a neighbour (play it with make), else what make would return
+ * (0, or the winner plus one: such a turn can complete only a line) with
+ * *key the position's key after it. */
+static int quick(int c, int t, uint64_t *key) {
+    int occ = 0;
+    for (int d = 0; d < 4; d++) {
+        int n = c + DELTA[d];
+        if (T[n]) occ |= 1 << d;
+        else if (FORCE[K[n] | CONTRIB[t][d]]) return -2;
+    }
+    *key = H ^ zob(c, t) ^ SIDE_KEY;
+    int x = c % SZ, y = c / SZ;
+    int ox = minx, oX = maxx, oy = miny, oY = maxy;
+    if (x < minx) minx = x; else if (x > maxx) maxx = x;
+    if (y < miny) miny = y; else if (y > maxy) maxy = y;
+    int wins = 0;
+    if (maxx - minx >= 7 || maxy - miny >= 7) {
+        int base = 2 * c;
+        T[c] = (uint8_t)t; /* for spans' view of the bounding box only */
+        for (int colour = 0; colour < 2; colour++) {
+            int a = DIRS[t][colour][0], b = DIRS[t][colour][1];
+            int ea = base + EDGE_OFF[a], eb = base + EDGE_OFF[b];
+            int fa = (occ >> a & 1) ? EP[ea] : ea;
+            int fb = (occ >> b & 1) ? EP[eb] : eb;
+            if (spans(fa, fb)) wins |= 1 << colour;
+        }
+        T[c] = 0;
+    }
+    minx = ox; maxx = oX; miny = oy; maxy = oY;
+    last_wins = wins;
+    last_loops = 0;
+    if (!wins) return 0;
+    int mover = ply & 1;
     return (wins >> mover & 1) ? mover + 1 : 2 - mover;
 }
 
@@ -283,7 +329,8 @@ static void setup(int p, int n, const int *xs, const int *ys, const int *ts) {
         if (y < miny) miny = y;
         if (y > maxy) maxy = y;
         nlinks = 0;
-        place(c, ts[i], 0);
+        place(c, ts[i]);
+        ulen = 0;
         ntiles++;
     }
     ply = p;
@@ -433,10 +480,14 @@ static int generate(int sp, int *count, uint32_t *win) {
             if (T[c] || !k) continue;
             for (int i = 0; i < NFIT[k]; i++) {
                 int t = FIT[k][i];
-                int r = make(c, t);
-                if (r < 0) continue;
-                uint64_t key = H;
-                undo();
+                uint64_t key;
+                int r = quick(c, t, &key);
+                if (r == -2) {
+                    r = make(c, t);
+                    if (r < 0) continue;
+                    key = H;
+                    undo();
+                }
                 if (r == me + 1) { *win = MV(c, t); *count = n; return 1; }
                 if (r) {
                     int dup = 0;
@@ -833,11 +884,18 @@ int main(void) {
                     if (T[c] || !k) continue;
                     for (int i = 0; i < NFIT[k]; i++) {
                         int t = FIT[k][i];
+                        uint64_t qkey;
+                        int q = quick(c, t, &qkey);
                         int r = make(c, t);
                         if (r < 0) continue;
                         int winner = r - 1, reason = 0;
                         if (r) reason = (last_loops >> winner & 1) ? 1 : 2;
-                        printf("%d %d %d %d %d %d", x - OX, y - OY, t, winner, reason, nplaced);
+                        /* QUICK: what the search's shortcut for a turn that
+                         * forces nothing says (-2: it forces), and whether
+                         * its key is the played position's */
+                        printf("%d %d %d %d %d %d %d", x - OX, y - OY, t, q < 0 ? q : q - 1, q == -2 || qkey == H,
+                               winner, reason);
+                        printf(" %d", nplaced);
                         for (int j = 0; j < nplaced; j++)
                             printf(" %d %d %d", placed[j] % SZ - OX, placed[j] / SZ - OY, T[placed[j]]);
                         printf("\n");
