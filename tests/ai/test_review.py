@@ -13,7 +13,6 @@ from pbm.ai.review import KINDS, LONGEST_LINE, MOST_POINTS, _Seen, review
 from pbm.trax import Board
 
 
-
 class Ticks:
     """A clock that moves half a millisecond each time it is read (a search
     reads it at every node: some 2,000 nodes a second, on every machine)."""
