@@ -77,7 +77,7 @@ def test_every_template_that_places_a_picture_closes_it():
                 source = path.read_text(encoding="utf-8")
                 assert source.count("{{ picture(") == source.count("{{ picture_end() }}"), path.name
                 placed += source.count("{{ picture(")
-    assert placed == 2  # partials/board.txt and replies/preview.txt
+    assert placed == 3  # partials/board.txt, replies/preview.txt and replies/analysis.txt
 
 
 def test_a_board_mail_says_the_same_in_both_parts(players):
