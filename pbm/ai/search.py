@@ -70,6 +70,7 @@ from dataclasses import dataclass
 from pbm.trax import PASS, Board, Move, Outcome
 
 from .evaluate import evaluate
+from .threats import MOST_MOVES, ThreatSearch
 from .zobrist import Position, cell_key
 
 #: The score of a win on the move; a win n plies away scores WIN - n.
@@ -83,6 +84,8 @@ QUIESCENCE = 6
 MAX_DEPTH = 40
 #: LuckyTrax: the placements of each face searched below the root.
 LUCKY_BEAM = 6
+#: The share of the budget the threat search (:mod:`.threats`) may take at the root.
+THREAT_SHARE = 0.25
 #: The transposition table is emptied when it grows past this many entries.
 TABLE_LIMIT = 400_000
 
@@ -128,17 +131,19 @@ class Searcher:
     read on ``wall_clock`` (:func:`time.monotonic`): the search stops at
     whichever comes first, so that a search starved of CPU time by other
     work on the machine still answers in time (None: no wall deadline).
+    ``threats``: look for a forced win by threats (:mod:`.threats`) first.
     """
 
     def __init__(self, board: Board, deadline: float, *, face: int | None = None, seed: int | None = None,
                  clock: Callable[[], float] = time.process_time, wall_deadline: float | None = None,
-                 wall_clock: Callable[[], float] = time.monotonic) -> None:
+                 wall_clock: Callable[[], float] = time.monotonic, threats: bool = True) -> None:
         self.board = board
         self.pos = Position(board)
         self.deadline = deadline
         self.clock = clock
         self.wall_deadline = wall_deadline if wall_deadline is not None else float("inf")
         self.wall_clock = wall_clock
+        self.use_threats = threats
         self.face = face
         self.rng = random.Random(seed)
         self.lucky = board.variant.drawn
@@ -178,6 +183,13 @@ class Searcher:
         if win is not None:
             return Result(win, WIN - 1, 1, 1, True)
         root_ply = board.ply
+        if self.use_threats and not self.lucky and not self.points:
+            wall_until = self.wall_deadline
+            if wall is not None and wall_start is not None:
+                wall_until = min(wall_until, wall_start + wall * THREAT_SHARE)
+            forced = self.threat_search(start + budget * THREAT_SHARE, wall_until)
+            if forced is not None:
+                return Result(forced[0], WIN - forced[1], forced[1], self.nodes, True)
         order = self.order_root(moves)
         best = order[0]
         best_score = 0
@@ -211,6 +223,27 @@ class Searcher:
             if wall is not None and wall_start is not None and self.wall_clock() - wall_start > wall * 0.5:
                 break
         return Result(best, best_score, depth_done, self.nodes, proven)
+
+    def threat_search(self, until: float, wall_until: float) -> tuple[Move, int] | None:
+        """A forced win by threats only (:mod:`.threats`), looked for with
+        more and more moves until ``until`` on the CPU clock or
+        ``wall_until`` on the wall clock: the first move and the plies to
+        the win."""
+        board = self.board
+        root_ply = board.ply
+
+        def tick() -> None:
+            self.nodes += 1
+            if self.clock() > min(until, self.deadline) or self.wall_clock() > wall_until:
+                raise Timeout()
+
+        threats = ThreatSearch(self.pos, tick)
+        try:
+            return threats.win(MOST_MOVES)
+        except Timeout:
+            while board.ply > root_ply:
+                self.pos.pop()
+            return None
 
     def win_in_one(self, moves: list[Move]) -> Move | None:
         """A root move that wins at once, if there is one."""

@@ -5,9 +5,10 @@ the same on every machine), and a plain minimax to check the search by."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from pbm.ai.search import WIN, Searcher, terminal_score
-from pbm.trax import Board
+from pbm.trax import Board, Move
 
 FACES = (5, 10, 9, 6, 3, 12)
 VARIANTS = ("trax", "8x8trax", "looptrax", "minitrax", "luckytrax", "pointtrax")
@@ -113,5 +114,44 @@ def safe(board: Board, move: str) -> bool:
         if outcome is not None:
             return outcome.winner in (mover, None)
         return not any(bits & (1 << (board.ply & 1)) for _, bits in board.completions())
+    finally:
+        board.pop()
+
+
+def verify_forced_win(board: Board, plies: int, propose: Callable[[Board, int], Move | None]) -> bool:
+    """Does the side to move win within ``plies`` plies against every
+    defence?  At its turns it plays a move that wins at once (found among
+    the completions and played to see) or else ``propose(board, plies)``;
+    at the other side's turns every legal move is played."""
+    mover = board.turn
+    for move, _ in board.completions():
+        board.play(move)
+        outcome = board.outcome()
+        board.pop()
+        if outcome is not None and outcome.winner == mover:
+            return True
+    if plies < 3:
+        return False
+    choice = propose(board, plies)
+    if choice is None:
+        return False
+    board.play(choice)
+    try:
+        outcome = board.outcome()
+        if outcome is not None:
+            return outcome.winner == mover
+        for reply in board.legal_moves():
+            board.play(reply)
+            try:
+                after = board.outcome()
+                if after is not None:
+                    if after.winner != mover:
+                        return False
+                    continue
+                if not verify_forced_win(board, plies - 2, propose):
+                    return False
+            finally:
+                board.pop()
+        return True
     finally:
         board.pop()

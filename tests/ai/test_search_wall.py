@@ -46,7 +46,7 @@ def test_a_starved_search_stops_by_the_wall_deadline(level, seed):
     wall = 3000.0  # wall-clock readings, one per node
     choice = think(request_for(board, level, budget=8.0, wall=wall, seed=seed), clock=Frozen(), wall_clock=wall_clock)
     # the CPU budget never ran out; the wall deadline stopped the search
-    assert wall_clock.now <= 1 + wall + 1
+    assert wall_clock.now <= 1 + wall + 2
     if abs(choice.score) < WON:  # nothing proven early: it used the time it had
         assert wall_clock.now > wall * 0.5
     assert choice.move in {str(m) for m in board.legal_moves()}
@@ -60,7 +60,7 @@ def test_the_wall_deadline_cuts_an_iteration_short():
         ticks = Ticks()
         searcher = Searcher(board, 1e9, seed=1, clock=Frozen(), wall_deadline=wall, wall_clock=ticks)
         result = searcher.run(1e9, 0.0, wall=wall, wall_start=0.0)
-        assert ticks.now <= wall + 1
+        assert ticks.now <= wall + 2  # the threat search and the iterations each read it once past the deadline
         assert result.nodes <= wall
         assert result.move in board.legal_moves()
         unlimited = Searcher(board, 1e9, seed=1, clock=Frozen(), wall_clock=Ticks())
@@ -68,7 +68,7 @@ def test_the_wall_deadline_cuts_an_iteration_short():
 
 
 def test_no_new_iteration_once_half_the_wall_time_is_spent():
-    board = random_position("trax", 5, 16, calm=True)
+    board = random_position("trax", 7, 16, calm=True)  # no forced win by threats: the iterations run
     ticks = Ticks()
     searcher = Searcher(board, 1e9, seed=1, clock=Frozen(), wall_deadline=1e9, wall_clock=ticks)
     result = searcher.run(1e9, 0.0, wall=100.0, wall_start=0.0)
@@ -84,7 +84,7 @@ def test_wants_draw_keeps_the_wall_deadline(level):
     request = request_for(board, level, budget=8.0, wall=500.0, seed=1)
     answer = wants_draw(request, clock=Frozen(), wall_clock=wall_clock)
     assert isinstance(answer, bool)
-    assert wall_clock.now <= 1 + 500 + 1
+    assert wall_clock.now <= 1 + 500 + 2
 
 
 def test_level_two_stops_looking_at_the_wall_deadline():
