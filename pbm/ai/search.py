@@ -70,7 +70,7 @@ from dataclasses import dataclass
 from pbm.trax import PASS, Board, Move, Outcome
 
 from .evaluate import evaluate
-from .threats import MOST_MOVES, ThreatSearch
+from .threats import MOST_MOVES, ThreatSearch, cannot_block, loop_regions, refuted, threat_cells
 from .zobrist import Position, cell_key
 
 #: The score of a win on the move; a win n plies away scores WIN - n.
@@ -382,52 +382,12 @@ class Searcher:
 
     def threat_cells(self, threats: list[tuple[Move, int]]) -> list[tuple[int, int, int]]:
         """The area coordinates and tiles of the threats' moves."""
-        x0, y0 = self.board.frame()
-        return [(x0 + move.column, y0 + move.row, move.tile) for move, _ in threats]
+        return threat_cells(self.board, threats)
 
     def refuted(self, cells: list[tuple[int, int, int]], bit: int) -> bool:
         """After a move: does one of the other side's threats (``cells``,
         recorded before the move) still complete its colour?"""
-        completes = self.board.completes
-        for x, y, tile in cells:
-            bits = completes(x, y, tile)
-            if bits is not None and bits & bit:
-                return True
-        return False
-
-    def loop_regions(self, threats: list[tuple[Move, int]], cells: list[tuple[int, int, int]],
-                     bit: int) -> list[list[tuple[int, int]]]:
-        """The cells each of the other side's loop threats would fill (its
-        colour ``bit``; :meth:`pbm.trax.Board.loop_cells`): a move whose
-        tiles all lie more than two cells from those of one of them leaves
-        that threat standing.  Empty in a limited area and in PointTrax."""
-        regions = []
-        loop_cells = self.board.loop_cells
-        for (_, bits), (x, y, tile) in zip(threats, cells, strict=True):
-            if bits & bit:
-                found = loop_cells(x, y, tile)
-                if found is not None and found[0] & bit:
-                    regions.append(found[1])
-        return regions
-
-    def cannot_block(self, move: Move, regions: list[list[tuple[int, int]]]) -> bool:
-        """Does ``move`` leave one of the loop threats of ``regions`` (see
-        :meth:`loop_regions`) standing, for certain, by where its tiles go
-        (no farther than :meth:`pbm.trax.Board.turn_reach` from its cell)?"""
-        if move.is_pass:
-            return False
-        board = self.board
-        x0, y0 = board.frame()
-        mx = x0 + move.column
-        my = y0 + move.row
-        near = board.turn_reach(move) + 2
-        for region in regions:
-            for cx, cy in region:
-                if (mx - cx if mx > cx else cx - mx) + (my - cy if my > cy else cy - my) <= near:
-                    break
-            else:
-                return True
-        return False
+        return refuted(self.board, cells, bit)
 
     # ------------------------------------------------------------------
     # move order
@@ -568,10 +528,10 @@ class Searcher:
         lost = -(WIN - ply - 2)
         searched = 0
         check = bool(cells) and not self.points
-        loops = self.loop_regions(threats, cells, obit) if check else []
+        loops = loop_regions(board, threats, cells, obit) if check else []
         gains = dict(scoring) if scoring else None
         for _, move_key, move in self.ordered(moves, table_move, ply, cells, gains):
-            if loops and self.cannot_block(move, loops):
+            if loops and cannot_block(board, move, loops):
                 score = lost  # known without playing it
             else:
                 pos.play(move)
