@@ -70,6 +70,10 @@ def give_hint(ctx: Context, game: Game, user: User) -> HintGiven:
     reason = choice.reason
     kind = reason.kind if reason else None
     cells = tuple(reason.cells) if reason else ()
+    after = game.board.copy()
+    after.play(choice.move)
+    if after.frame() != game.board.frame():
+        cells = ()  # named as the board stands after the move, which moves the edges: not said
     ctx.store.save_hint(game.number, ply, choice.move, kind, cells, ctx.now)
     return HintGiven(game.number, ply + 1, choice.move, kind, cells, False)
 

@@ -138,6 +138,7 @@ def session(r: Recorder) -> None:
     r.send(D, "trax move 102 dave date2 accept")
     r.send(C, "trax move 102 carol cherry @0/")
     r.send(D, "trax resign 102 dave date2")
+    r.send(D, "trax analyze 102")  # queued: its mail comes from the workers (a CPU-timed search), not here
     r.send(C, "trax standings")
     r.send(C, "trax history")
     r.send(A, "trax limit alice apple 10")
@@ -153,6 +154,7 @@ def session(r: Recorder) -> None:
     computer.ensure_account(r.mail.pipeline.store, r.mail.pipeline.config, r.mail.clock.now)
     r.send(C, "minitrax challenge carol computer cherry -level=1")  # 105
     r.send(C, "minitrax chat 105 carol cherry", "Hello, machine.")
+    r.send(C, "minitrax hint 105 carol cherry")
     # a digest, a bounce and the clock work
     r.send(B, "set bob banana digest daily 18")
     r.send(A, "trax challenge alice bob apple")  # 106
