@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pbm.ai import CLEARLY_AHEAD, WON, ThinkRequest, think, wants_draw
 from pbm.ai.evaluate import evaluate
@@ -50,6 +50,7 @@ from pbm.domain.store import Store, is_busy
 from pbm.domain.store.records import Analysis, PlayerJob
 
 log = logging.getLogger("pbm.computer")
+T = TypeVar("T")
 
 #: A job whose search or move failed this often gets a fallback answer
 #: (:func:`fallback`); when even that fails, it is given up (and logged).
@@ -303,44 +304,33 @@ class Searcher:
     # -- the loop ---------------------------------------------------------------------
 
     def _submit(self, job: Job) -> asyncio.Future[Answer]:
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Answer] = loop.create_future()
+        return self._in_pool(search, job, budget_of(self.config, job.level))
 
-        def settle(answer: Answer | None, exc: BaseException | None) -> None:  # on the event loop
+    def _submit_analysis(self, job: AnalysisJob) -> asyncio.Future[Review]:
+        return self._in_pool(analyse, job, self.config.computer.analysis_seconds)
+
+    def _in_pool(self, work: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+        """``work(*args)`` in a worker process; a future of the event loop
+        that the pool's result thread settles."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+
+        def settle(value: T | None, exc: BaseException | None) -> None:  # on the event loop
             if future.done():
                 return
             if exc is not None:
                 future.set_exception(exc)
             else:
-                future.set_result(answer)  # type: ignore[arg-type]
+                future.set_result(value)  # type: ignore[arg-type]
 
-        def done(answer: Answer) -> None:  # called in the pool's result thread
-            loop.call_soon_threadsafe(settle, answer, None)
+        def done(value: T) -> None:  # called in the pool's result thread
+            loop.call_soon_threadsafe(settle, value, None)
 
         def failed(exc: BaseException) -> None:
             loop.call_soon_threadsafe(settle, None, exc)
 
         self._ensure_pool()
-        self._pool.apply_async(search, (job, budget_of(self.config, job.level)), callback=done,
-                               error_callback=failed)
-        return future
-
-    def _submit_analysis(self, job: AnalysisJob) -> asyncio.Future[Review]:
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Review] = loop.create_future()
-
-        def settle(found: Review | None, exc: BaseException | None) -> None:  # on the event loop
-            if future.done():
-                return
-            if exc is not None:
-                future.set_exception(exc)
-            else:
-                future.set_result(found)  # type: ignore[arg-type]
-
-        self._ensure_pool()
-        self._pool.apply_async(analyse, (job, self.config.computer.analysis_seconds),
-                               callback=lambda found: loop.call_soon_threadsafe(settle, found, None),
-                               error_callback=lambda exc: loop.call_soon_threadsafe(settle, None, exc))
+        self._pool.apply_async(work, args, callback=done, error_callback=failed)
         return future
 
     def _ensure_pool(self) -> None:
