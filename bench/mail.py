@@ -66,7 +66,7 @@ from pbm.domain.accounts import new_password_hash  # noqa: E402
 from pbm.domain.boards import load_game, new_board  # noqa: E402
 from pbm.domain.context import Context  # noqa: E402
 from pbm.domain.store import Store  # noqa: E402
-from pbm.domain.turns import Turn, play  # noqa: E402
+from pbm.domain.turns import Turn, play, try_move  # noqa: E402
 from pbm.grammar import Password  # noqa: E402
 from pbm.terms import BoardTerms  # noqa: E402
 from tests.mail.daemon import command_mail, wait_until  # noqa: E402
@@ -158,7 +158,8 @@ def write_config(folder: Path, *, dovecot: Dovecot | None = None, user: str = ""
     lines += ["[listen]", "enabled = false", "", "[limits]", "replies_per_sender_per_day = 1000000",
               "new_boards_per_player_per_day = 1000000", "", "[games]", "clock_interval_seconds = 3600", ""]
     if searches:  # that many level-4 searches at once, each long enough to outlast the backlog
-        lines += ["[computer]", f"workers = {searches}", f"max_searches = {searches}", "level4_seconds = 10", ""]
+        lines += ["[computer]", f"workers = {searches}", f"max_searches = {searches}", "level4_seconds = 10",
+                  "analysis_seconds = 10", ""]
     path = folder / "pbm.toml"
     path.write_text("\n".join(lines))
     return path
@@ -195,17 +196,32 @@ def seed(folder: Path, boards: int, rng: random.Random) -> list[list[str]]:
     return games
 
 
+#: A recorded game (white closes a loop on move 17), analysed while the mail runs.
+ANALYSED_GAME = ["@0/", "A2+", "A3/", "@2/", "@2/", "A1/", "D2+", "B0+", "@3+", "D0/", "E1/", "F1/", "D0\\",
+                 "C1\\", "B1+", "E0+", "@5/"]
+
+
 def seed_computer_games(folder: Path, count: int) -> None:
-    """``count`` boards where the computer (level 4) is to move, made through
-    the domain layer (the trigger queues a job for each)."""
+    """``count`` jobs for the computer, made through the domain layer: half
+    (rounded up) boards where it is to move at level 4 (the trigger queues a
+    job for each), the others analyses of a finished game (``trax analyze``,
+    queued as the command queues them)."""
     config = load_config(write_config(folder, searches=count))
     store = Store(config.server.database)
     ctx = Context(store, config, NOW)
     machine = computer.ensure_account(store, config, NOW)
     assert machine is not None
+    analyses = count // 2
     with store.atomic():
-        for i in range(count):
+        for i in range(count - analyses):
             new_board(ctx, "trax", machine, store.find_user(f"p{i}"), BoardTerms(), level=4)
+        for i in range(analyses):
+            white, black = store.find_user(f"p{2 * i}"), store.find_user(f"p{2 * i + 1}")
+            number = new_board(ctx, "trax", white, black, BoardTerms())
+            for move in ANALYSED_GAME:
+                game = load_game(ctx, number)
+                try_move(ctx, game, game.to_move, move, Turn())
+            store.queue_analysis(number, f"p{2 * i}@example.org", f"u{white.id}", None, NOW)
     store.close()
 
 
@@ -313,8 +329,9 @@ def daemon_figures(dovecot: Dovecot, sink: SmtpSink, folder: Path, warm: list[by
                    searches: int = 0) -> tuple[float, tuple[float, float, float, float], list[float]]:
     """The daemon on the store in ``folder``: commands per second for the
     backlog, its CPU milliseconds per command, and the latencies (seconds).
-    With ``searches``, the store has that many boards where the computer is
-    to move at level 4, and the daemon searches them all at once meanwhile."""
+    With ``searches``, the store has that many jobs for the computer (level-4
+    moves and analyses of finished games, :func:`seed_computer_games`), and
+    the daemon's workers run them all at once meanwhile."""
     user = f"bench{random.randrange(10**9)}"
     dovecot.add_user(user, "pw")
     path = write_config(folder, dovecot=dovecot, user=user, sink=sink, searches=searches)
@@ -417,7 +434,8 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, help="sample the daemon with py-spy into this file (raw format)")
     parser.add_argument("--gil", action="store_true", help="with --profile: only samples that hold the GIL")
     parser.add_argument("--searches", type=int, default=4,
-                        help="the daemon's rate again while the computer runs this many searches (0: not measured)")
+                        help="the daemon's rate again while the computer runs this many jobs at once, half "
+                             "level-4 searches, half analyses (0: not measured)")
     parser.add_argument("--pipeline-only", action="store_true",
                         help="only the in-process pipeline's figures (no Dovecot or daemon needed)")
     parser.add_argument("--languages", nargs="*", default=["en", "de", "ja"],
@@ -452,7 +470,8 @@ def main() -> None:
                       f"(IDLE, delivery to reply at the sink; goals 600 and 1,000)")
                 if r["busy rate"]:
                     print(f"  searching {r['busy rate']:,.0f} commands/s while the computer runs {args.searches} "
-                          f"level-4 searches: {r['busy rate'] / r['rate']:.2f} of the idle rate (goal 0.8)")
+                          f"jobs (level-4 searches and analyses): {r['busy rate'] / r['rate']:.2f} of the idle rate "
+                          f"(goal 0.8)")
     finally:
         sink.close()
     if len(results) > 1:
