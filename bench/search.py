@@ -4,8 +4,10 @@
     python bench/search.py --against f80cd15 --rounds 5 --nodes 2000 --depth 2
     python bench/search.py --tree DIR --child              # one tree's figures as JSON
 
-Two figures over a fixed set of middle-game Trax positions (random games of
-20 to 40 plies that leave neither side a win in one, the same for both):
+Two figures of the alpha-beta search (without the threat search of
+``pbm/ai/threats.py`` where the tree has one) over a fixed set of
+middle-game Trax positions (random games of 20 to 40 plies that leave
+neither side a win in one, the same for both):
 
   nodes/s   each position searched for a fixed number of nodes (a clock
             that counts the search's readings, so both trees search the
@@ -74,16 +76,22 @@ def child(tree: Path, nodes: int, depth: int) -> dict[str, float]:
     from pbm.trax import Board
 
     boards = [position(Board, seed, plies) for seed, plies in SEEDS]
+    plain: dict[str, Any] = {}
+    try:  # the alpha-beta search alone: a tree with the threat search (pbm.ai.threats) can leave it out
+        Searcher(boards[0], 0.0, threats=False)
+        plain["threats"] = False
+    except TypeError:
+        pass
     total_nodes = 0
     start = time.process_time()
     for board in boards:
-        searcher = Searcher(board, float(nodes), seed=1, clock=Counter())
+        searcher = Searcher(board, float(nodes), seed=1, clock=Counter(), **plain)
         total_nodes += searcher.run(float(nodes) * 4, 0.0).nodes
     node_seconds = time.process_time() - start
     depth_nodes = 0
     start = time.process_time()
     for board in boards:
-        searcher = Searcher(board, float("inf"), seed=1)
+        searcher = Searcher(board, float("inf"), seed=1, **plain)
         depth_nodes += searcher.run(float("inf"), 0.0, max_depth=depth).nodes
     depth_seconds = time.process_time() - start
     return {"nodes/s": total_nodes / node_seconds, "depth s": depth_seconds, "depth nodes": depth_nodes}

@@ -3,7 +3,7 @@
 One :class:`Searcher` thinks about one position within a CPU-time budget.
 
 Iterative deepening
-    The root is searched to depth 1, 2, 3 ... until the time is up; each
+    After the threat search (below), the root is searched to depth 1, 2, 3 ... until the time is up; each
     iteration starts with the best move of the last one, and the answer is
     the best move of the last *completed* iteration (or a move of the
     interrupted one that has already been proven better than that).  A new
@@ -30,11 +30,17 @@ Threats first
     has won (no search needed).  Otherwise the other side's completions are
     *threats*: a move that leaves one of them standing loses at once, which
     is checked by replaying just that turn (:meth:`pbm.trax.Board.completes`)
-    instead of searching the reply.  A node under threat is extended by one
+    instead of searching the reply (a move whose tiles all lie too far from
+    those of a loop threat to change it is known to lose without being
+    played: :func:`.threats.cannot_block`).  A node under threat is extended by one
     ply (its few real answers are searched as deep as the node), and at the
     horizon (quiescence) a position is evaluated only when the side to move
     is not under threat; otherwise the blocks are searched, up to
     :data:`QUIESCENCE` plies beyond the horizon.
+Threat search
+    Before the first iteration the root looks for a forced win through
+    threats only (:mod:`.threats`), within :data:`THREAT_SHARE` of the
+    budget; a win it finds is the answer.
 Move order
     The move the table remembers, then the two *killer* moves of the ply
     (the last moves that cut off there), then by the *history* score of the
