@@ -441,7 +441,8 @@ def _search(request: ThinkRequest, board: Board, face: int | None, start: float,
     budget = request.seconds()
     deadline = start + max(budget - _MARGIN, budget * 0.5)
     searcher = Searcher(board, deadline, face=face, seed=request.seed, clock=clock,
-                        wall_deadline=_wall(request, wall_start, wall_clock).deadline, wall_clock=wall_clock)
+                        wall_deadline=_wall(request, wall_start, wall_clock).deadline, wall_clock=wall_clock,
+                        threats=True)
     return searcher.run(budget, start, wall=request.wall_seconds(), wall_start=wall_start)
 
 

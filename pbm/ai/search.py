@@ -137,12 +137,13 @@ class Searcher:
     read on ``wall_clock`` (:func:`time.monotonic`): the search stops at
     whichever comes first, so that a search starved of CPU time by other
     work on the machine still answers in time (None: no wall deadline).
-    ``threats``: look for a forced win by threats (:mod:`.threats`) first.
+    ``threats``: look for a forced win by threats (:mod:`.threats`) first
+    (what :func:`pbm.ai.think` and :func:`pbm.ai.wants_draw` ask for).
     """
 
     def __init__(self, board: Board, deadline: float, *, face: int | None = None, seed: int | None = None,
                  clock: Callable[[], float] = time.process_time, wall_deadline: float | None = None,
-                 wall_clock: Callable[[], float] = time.monotonic, threats: bool = True) -> None:
+                 wall_clock: Callable[[], float] = time.monotonic, threats: bool = False) -> None:
         self.board = board
         self.pos = Position(board)
         self.deadline = deadline

@@ -61,7 +61,7 @@ def test_the_threat_search_finds_what_a_small_plain_search_misses(moves, nodes):
     assert board.outcome() is None and not board.completions()
     plain = Searcher(board, float(nodes), seed=0, clock=Ticks(), threats=False).run(4.0 * nodes, 0.0)
     assert plain.score < WON  # the plain search proves nothing
-    result = Searcher(board, float(nodes), seed=0, clock=Ticks()).run(4.0 * nodes, 0.0)
+    result = Searcher(board, float(nodes), seed=0, clock=Ticks(), threats=True).run(4.0 * nodes, 0.0)
     assert result.score >= WON and result.proven
     plies = WIN - result.score
     assert plies >= 5 and result.depth == plies
