@@ -10,11 +10,12 @@ from email.parser import BytesParser
 
 import pytest
 
+from pbm.ai.review import Review, review
 from pbm.app.pipeline import Pipeline
 from pbm.config import load_config
 from pbm.domain import coaching, computer
 from pbm.domain.store import Store
-from pbm.server.searcher import analyse, search
+from pbm.server.searcher import search
 from pbm.trax import Board
 
 from .conftest import Mailbox, is_error, server_config, text_of, to_of
@@ -46,12 +47,31 @@ def run_jobs(mail: Mailbox) -> None:
         mail.pipeline.computer_turn(row.id, search(job, 0.1), now=mail.clock.now)
 
 
+class Counting:
+    """A CPU clock that moves half a millisecond each time it is read (a
+    search reads it at every node): the same reviews on every machine, busy
+    or not."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 5e-4
+        return self.now
+
+
+def analysed(job: coaching.AnalysisJob, seconds: float) -> Review:
+    """What the workers' ``analyse`` answers, on the counting clock."""
+    return review(job.game, job.moves, budget=seconds, ending=job.ending, points=job.points, faces=job.faces,
+                  clock=Counting())
+
+
 def run_analyses(mail: Mailbox, seconds: float = 1.0) -> list:
     store = mail.pipeline.store
     ctx = mail.pipeline.context(mail.clock.now)
     out = []
     for row in store.open_analyses(10):
-        result = mail.pipeline.analysis_done(row.id, analyse(coaching.analysis_job(ctx, row), seconds),
+        result = mail.pipeline.analysis_done(row.id, analysed(coaching.analysis_job(ctx, row), seconds),
                                              now=mail.clock.now)
         out += [BytesParser(policy=policy.default).parsebytes(bytes(m)) for m in result.replies]
     return out
@@ -155,7 +175,7 @@ def test_the_analysis_mail_names_only_moves_that_fit_the_positions_it_shows(play
     players.send(B, "trax analyze 101")
     ctx = players.pipeline.context(players.clock.now)
     (row,) = players.pipeline.store.open_analyses(10)
-    found = analyse(coaching.analysis_job(ctx, row), 2.0)
+    found = analysed(coaching.analysis_job(ctx, row), 2.0)
     assert found.points, "the loop game has a decisive move the search proves"
     game = Board.replay(LOOP_GAME)
     for point in found.points:
