@@ -234,8 +234,9 @@ class Searcher:
                     item = queues[player].popleft()
                     if isinstance(item, Analysis):
                         others += (item.id,)
-                        closed = self._take_analysis(item, taken) or closed
-                        if not closed:
+                        gone = self._take_analysis(item, taken)
+                        closed = closed or gone
+                        if not gone:
                             held[player] += 1
                             self._taken += 1
                             self._served[player] = self._taken

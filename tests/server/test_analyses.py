@@ -126,3 +126,19 @@ def test_the_workers_run_at_nice_19_never_idle_class(monkeypatch):
     assert ("sched", searching.os.SCHED_BATCH) in calls
     assert ("nice", 19) in calls
     assert all(c != ("sched", getattr(searching.os, "SCHED_IDLE", -1)) for c in calls)
+
+
+def test_an_analysis_after_a_closed_one_still_counts_as_its_players(world):
+    first, second, third, fourth = (finished(world) for _ in range(4))
+    given_up = ask(world, first, "bob")
+    world.store._run("UPDATE analyses SET attempts = ? WHERE id = ?", (MAX_ATTEMPTS, given_up))
+    for number in (second, third, fourth):
+        ask(world, number, "bob")
+    s = Searcher(world.config, apply=None, stop=asyncio.Event(), clock=lambda: NOW)
+    try:
+        taken = s._next_jobs(5, {})
+        assert [a.board for a in taken.analyses] == [second, third]  # two of his in hand, not three
+        held = {a.id: a.requester for a in taken.analyses}
+        assert s._next_jobs(5, {}, held).analyses == []
+    finally:
+        s.close()
