@@ -19,16 +19,24 @@ FAST_TMP := $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm)
 # asserts again, 8 s of CPU each
 FAST_ENV = PYTHONDONTWRITEBYTECODE= $(if $(FAST_TMP),TMPDIR=$(FAST_TMP))
 
-.PHONY: check lint test bench bench-compare slowest hooks
+.PHONY: check lint core test bench bench-compare slowest hooks
 
 ## ruff, mypy and the fast tests: the one-minute check before a commit
-check: lint
+check: lint core
 	$(FAST_ENV) $(PYTHON) -m pytest -q -n $(JOBS) $(QUICK) --leave-out-slowest
 
 ## ruff and mypy
 lint:
 	$(RUFF) check pbm tests bench
 	$(PYTHON) -m mypy
+
+## the search core (pbm/ai/core.py) compiled in place again when its source
+## is newer than the build (an editable install compiles it once; a stale
+## build would run the old code)
+core:
+	@$(PYTHON) -c 'import pathlib, sys; d = pathlib.Path("pbm/ai"); so = list(d.glob("core.*.so")); \
+	sys.exit(0 if not so or so[0].stat().st_mtime >= (d / "core.py").stat().st_mtime else 1)' \
+	|| $(PYTHON) setup.py -q build_ext --inplace
 
 ## the whole suite, slow and integration tests included: what CI runs
 test:

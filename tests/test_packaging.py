@@ -6,6 +6,8 @@ template, and the installed ``pbm`` must find its templates by itself."""
 from __future__ import annotations
 
 import mailbox
+import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -36,6 +38,9 @@ def test_the_wheel_holds_every_module_and_every_template(wheel):
     assert templates - names == set()
     assert not [n for n in names if n.startswith(("tests/", "bench/", "templates/"))]
     assert "pbm/ai/book.txt" in names  # the opening book, read as package data
+    # the search core compiled (the test command installs gcc; pip fetches Cython for the build)
+    assert [n for n in names if n.startswith("pbm/ai/core.") and n.endswith(".so")], sorted(names)
+    assert "pbm/ai/core.c" not in names
     # each translation catalog, and compiled by the build
     for language in ("de", "ja"):
         assert {f"pbm/locale/{language}/LC_MESSAGES/pbm.po", f"pbm/locale/{language}/LC_MESSAGES/pbm.mo"} <= names
@@ -54,6 +59,9 @@ def test_an_installed_wheel_answers_help_and_plays_a_move(wheel, tmp_path):
     where = subprocess.run([str(venv / "bin" / "python"), "-c", "import pbm; print(pbm.__file__)"],
                            cwd=site, capture_output=True, text=True, check=True)
     assert where.stdout.startswith(str(venv)), where.stdout
+    compiled = subprocess.run([str(venv / "bin" / "python"), "-c", "import pbm.ai.core as c; print(c.compiled)"],
+                              cwd=site, capture_output=True, text=True, check=True)
+    assert compiled.stdout.strip() == "True"
 
     def execute(sender: str, command: str) -> list:
         done = subprocess.run([str(venv / "bin" / "pbm"), "exec", "--config", "pbm.toml", "--from", sender, command],
@@ -77,3 +85,20 @@ def test_an_installed_wheel_answers_help_and_plays_a_move(wheel, tmp_path):
     assert [(str(m["To"]), str(m["Subject"])) for m in replies] == [
         ("alice@example.org", "Trax Board 101 bob"), ("bob@example.org", "Trax Board 101 bob")]
     assert "alice played @0+ (move 1)." in replies[0].get_body(("plain",)).get_content()
+
+
+@pytest.mark.slow
+def test_without_a_c_compiler_the_build_installs_the_core_as_plain_python(tmp_path):
+    # a machine with no compiler: the build warns and ships core.py alone, which runs
+    source = tmp_path / "source"  # a copy without earlier builds, which the build would reuse
+    shutil.copytree(ROOT, source, symlinks=True, ignore=shutil.ignore_patterns(
+        ".venv", ".git", "build", "*.so", "core.c", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info"))
+    out = tmp_path / "wheel"
+    built = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(source)],
+                           capture_output=True, timeout=600, env={**os.environ, "CC": "false", "LDSHARED": "false"})
+    assert built.returncode == 0, built.stderr.decode()[-3000:]
+    assert b"stays plain Python" in built.stdout + built.stderr
+    (path,) = out.glob("pbm-*.whl")
+    names = set(zipfile.ZipFile(path).namelist())
+    assert "pbm/ai/core.py" in names
+    assert not [n for n in names if n.endswith(".so")]

@@ -15,6 +15,7 @@ See ``docs/ai.md`` for how the search works and how strong each level is.
 
 from .players import (
     CLEARLY_AHEAD,
+    CORE_CLEARLY_AHEAD,
     DEFAULT_BUDGETS,
     DEFAULT_WALL_FACTOR,
     LEVELS,
@@ -24,6 +25,7 @@ from .players import (
     Choice,
     Reason,
     ThinkRequest,
+    clearly_ahead,
     explain,
     greedy_move,
     level_one,
@@ -38,6 +40,7 @@ from .search import WIN, WON, Result, Searcher
 
 __all__ = [
     "CLEARLY_AHEAD",
+    "CORE_CLEARLY_AHEAD",
     "DEFAULT_BUDGETS",
     "DEFAULT_WALL_FACTOR",
     "LEVELS",
@@ -51,6 +54,7 @@ __all__ = [
     "Result",
     "Searcher",
     "ThinkRequest",
+    "clearly_ahead",
     "explain",
     "greedy_move",
     "level_one",

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 
 from pbm.trax import PASS, Board, Move, column_letters
 
+from . import fast
 from .book import book_move
 from .evaluate import evaluate
 from .search import WIN, WON, Result, Searcher
@@ -59,6 +60,10 @@ DEFAULT_BUDGETS: dict[int, float] = {3: 1.0, 4: 8.0}
 REASON_KINDS = ("wins", "blocks", "threatens", "builds", "random")
 #: Level 4 refuses a draw when its search scores the position above this.
 CLEARLY_AHEAD = 150
+#: The same for level 4 in plain Trax, where it searches on the compact core
+#: (:mod:`.fast`), whose evaluation counts in its own units (an attack 40, the
+#: move 35; a shallow search's score swings by some 150 from ply to ply).
+CORE_CLEARLY_AHEAD = 300
 #: Every budget is cut to this many CPU seconds at most.
 MAX_BUDGET = 10.0
 #: Levels 1 and 2 (and the benchmark's greedy player) stop looking at more
@@ -446,6 +451,23 @@ def _search(request: ThinkRequest, board: Board, face: int | None, start: float,
     return searcher.run(budget, start, wall=request.wall_seconds(), wall_start=wall_start)
 
 
+def _core_choice(request: ThinkRequest, board: Board, rng: random.Random, start: float, wall_start: float,
+                 clock: Callable[[], float], wall_clock: Callable[[], float]) -> Choice:
+    """Level 4 in plain Trax: the compact core's search (:mod:`.fast`)
+    within the budget and the wall time left."""
+    budget = request.seconds()
+    cpu = max(budget - _MARGIN, budget * 0.5) - (clock() - start)
+    wall = _wall(request, wall_start, wall_clock).deadline - wall_clock()
+    seed = request.seed if request.seed is not None else rng.getrandbits(31)
+    answer = fast.choose(board, cpu, seed, wall) if cpu > 0 and wall > 0 else None
+    if answer is None or (answer.depth == 0 and abs(answer.score) < WON):
+        # out of time before depth 1 finished: the level-2 player's first safe move
+        move, reason = level_two(board, None, rng, Wall(float("-inf")))
+        return Choice(str(move), 0, 0 if answer is None else answer.nodes, 0, clock() - start, reason)
+    return Choice(str(answer.move), answer.depth, answer.nodes, answer.score, clock() - start,
+                  explain(board, answer.move))
+
+
 def think(request: ThinkRequest, clock: Callable[[], float] = time.process_time,
           wall_clock: Callable[[], float] = time.monotonic) -> Choice:
     """Choose a move for the player to move in the request's position.
@@ -475,6 +497,8 @@ def think(request: ThinkRequest, clock: Callable[[], float] = time.process_time,
     opening = book_move(board, rng) if request.book and face is None else None
     if opening is not None:  # in the opening book: played at once, the seed choosing among its moves
         return Choice(str(opening), 0, 0, 0, clock() - start, explain(board, opening))
+    if request.level == 4 and face is None and fast.plays(board):
+        return _core_choice(request, board, rng, start, wall_start, clock, wall_clock)
     result = _search(request, board, face, start, wall_start, clock, wall_clock)
     if result.depth == 0 and not result.proven:
         # out of time before depth 1 finished (starved, or a huge formation): the
@@ -486,6 +510,13 @@ def think(request: ThinkRequest, clock: Callable[[], float] = time.process_time,
     return Choice(str(result.move), result.depth, result.nodes, result.score, clock() - start, reason)
 
 
+def clearly_ahead(board: Board, level: int) -> int:
+    """The score above which a searching level is clearly ahead in the
+    board's game (:data:`CLEARLY_AHEAD`, or :data:`CORE_CLEARLY_AHEAD` where
+    level 4 searches on the compact core)."""
+    return CORE_CLEARLY_AHEAD if level == 4 and fast.plays(board) else CLEARLY_AHEAD
+
+
 def wants_draw(request: ThinkRequest, clock: Callable[[], float] = time.process_time,
                wall_clock: Callable[[], float] = time.monotonic) -> bool:
     """Should the computer accept (or offer) a draw in the request's position?
@@ -493,7 +524,7 @@ def wants_draw(request: ThinkRequest, clock: Callable[[], float] = time.process_
     Levels 1 and 2: when it cannot win at once and its evaluation of the
     position is not in its favour.  Level 3: when its search scores the
     position 0 or less for it.  Level 4: only when its search sees no win
-    for itself and does not score the position above :data:`CLEARLY_AHEAD`.
+    for itself and does not score the position above :func:`clearly_ahead`.
     Never once the game is over.  Always from the point of view of the side
     to move in the request's position.  The clocks are those of :func:`think`."""
     start = clock()
@@ -506,6 +537,9 @@ def wants_draw(request: ThinkRequest, clock: Callable[[], float] = time.process_
         if winning_moves(board, _options(board, face) if face is not None else None):
             return False
         return evaluate(board) <= 0
+    if request.level == 4 and face is None and fast.plays(board):
+        score = _core_choice(request, board, random.Random(request.seed), start, wall_start, clock, wall_clock).score
+        return score < WON and score <= CORE_CLEARLY_AHEAD
     result = _search(request, board, face, start, wall_start, clock, wall_clock)
     if request.level == 3:
         return result.score <= 0

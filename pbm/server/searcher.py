@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, TypeVar
 
-from pbm.ai import CLEARLY_AHEAD, WON, ThinkRequest, think, wants_draw
+from pbm.ai import WON, ThinkRequest, clearly_ahead, think, wants_draw
 from pbm.ai.evaluate import evaluate
 from pbm.ai.review import Review
 from pbm.config import Config
@@ -123,7 +123,7 @@ def accepts_draw(job: Job, request: ThinkRequest) -> bool:
     score = think(replace(request, level=max(job.level, 3))).score
     if job.level == 3:
         return score >= 0
-    return score > -WON and score >= -CLEARLY_AHEAD
+    return score > -WON and score >= -clearly_ahead(board, job.level)
 
 
 def analyse(job: AnalysisJob, seconds: float) -> Review:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbm.ai import CLEARLY_AHEAD, LEVELS, WIN, ThinkRequest, wants_draw
+from pbm.ai import CLEARLY_AHEAD, CORE_CLEARLY_AHEAD, LEVELS, WIN, ThinkRequest, clearly_ahead, fast, wants_draw
 from pbm.ai import players as players_module
 from pbm.ai.evaluate import evaluate
 from pbm.ai.search import Result
@@ -64,9 +64,13 @@ def test_the_light_levels_follow_the_evaluation(level):
     assert seen == {True, False}
 
 
+# level 4 in plain Trax: the compact core's measure when it is compiled
+AHEAD = CORE_CLEARLY_AHEAD if fast.compiled() else CLEARLY_AHEAD
+
+
 @pytest.mark.parametrize("score,level,accepts", [
     (0, 3, True), (-40, 3, True), (1, 3, False),
-    (0, 4, True), (CLEARLY_AHEAD, 4, True), (CLEARLY_AHEAD + 1, 4, False), (WIN - 5, 4, False),
+    (0, 4, True), (AHEAD, 4, True), (AHEAD + 1, 4, False), (WIN - 5, 4, False),
     (-(WIN - 4), 4, True),
 ])
 def test_the_rule_on_the_search_score(monkeypatch, score, level, accepts):
@@ -77,5 +81,17 @@ def test_the_rule_on_the_search_score(monkeypatch, score, level, accepts):
         def run(self, *args: object, **kwargs: object) -> Result:
             return Result(self.board.legal_moves()[0], score, 3, 100, False)
 
+    def fixed_core(board: Board, *args: object) -> fast.CoreAnswer:
+        return fast.CoreAnswer(board.legal_moves()[0], 3, 100, score, 0.0)
+
     monkeypatch.setattr(players_module, "Searcher", Fixed)
+    monkeypatch.setattr(fast, "choose", fixed_core)  # level 4 in plain Trax: the compact core
     assert wants_draw(request(["@0/", "A0+"], level)) is accepts
+
+
+def test_level_four_is_clearly_ahead_by_its_searchs_own_measure():
+    # plain Trax is searched on the compact core, the other game types on the Board's search
+    expected = CORE_CLEARLY_AHEAD if fast.compiled() else CLEARLY_AHEAD
+    assert clearly_ahead(Board.replay(["@0/"], "trax"), 4) == expected
+    assert clearly_ahead(Board.replay(["@0/"], "8x8trax"), 4) == CLEARLY_AHEAD
+    assert clearly_ahead(Board.replay(["@0/"], "trax"), 3) == CLEARLY_AHEAD

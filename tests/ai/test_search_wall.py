@@ -37,10 +37,11 @@ def test_the_wall_time_defaults_to_a_multiple_of_the_budget():
         ThinkRequest("trax", wall=0)
 
 
-@pytest.mark.parametrize("level", (3, 4))
+# level 4 in plain Trax searches on the compact core, on the real clocks (tests/ai/test_core.py)
+@pytest.mark.parametrize("level,game", ((3, "trax"), (4, "8x8trax")))
 @pytest.mark.parametrize("seed", (1, 2, 3))
-def test_a_starved_search_stops_by_the_wall_deadline(level, seed):
-    board = random_position("trax", seed, 14, calm=True)
+def test_a_starved_search_stops_by_the_wall_deadline(level, game, seed):
+    board = random_position(game, seed, 14, calm=True)
     assert not board.completions()  # nothing found at once: the search runs
     wall_clock = Ticks()
     wall = 3000.0  # wall-clock readings, one per node
