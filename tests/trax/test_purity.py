@@ -229,7 +229,12 @@ def test_the_check_finds_mutable_state_of_every_kind():
     assert module_state(module) == []
 
 
+#: Modules allowed to be longer, and how long at most: the compiled core is one Cython class
+#: (its calls stay C calls only within one module; docs/decisions.md, issue 32).
+LONGER = {"core.py": 1700}
+
+
 def test_every_module_of_the_engine_and_the_search_stays_under_800_lines():
     for path in sorted([*ENGINE.glob("*.py"), *(ENGINE.parent / "ai").glob("*.py")]):
         lines = len(path.read_text(encoding="utf-8").splitlines())
-        assert lines < 800, f"{path.name}: {lines} lines"
+        assert lines < LONGER.get(path.name, 800), f"{path.name}: {lines} lines"
