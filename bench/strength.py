@@ -14,7 +14,8 @@
 Players:
 
 ``1`` to ``4``
-    the levels of :mod:`pbm.ai` (of the working tree);
+    the levels of :mod:`pbm.ai` (of the working tree); ``4nobook`` (``3nobook``) the
+    level without its opening book;
 ``random``
     a uniformly random legal move;
 ``greedy``
@@ -88,7 +89,7 @@ from pbm.trax import PASS, Board  # noqa: E402
 
 FACES = (5, 10, 9, 6, 3, 12)
 #: The players' names (see the module docs); ``deepN`` and ``L@REF`` are patterns.
-PLAYER = re.compile(r"^(?:[1-4]|random|greedy|c?rival|deep[1-9][0-9]?|[1-4]@[^\s=,]+)$")
+PLAYER = re.compile(r"^(?:[1-4](?:nobook)?|random|greedy|c?rival|deep[1-9][0-9]?|[1-4]@[^\s=,]+)$")
 #: A fixed-depth search's deadline: never.
 NEVER = 1e12
 #: Budgets here are CPU time only: pbm.ai's wall-clock limit (where it has
@@ -100,7 +101,8 @@ def player(name: str) -> str:
     """``name`` if it names a player (for argparse)."""
     if not PLAYER.match(name):
         raise argparse.ArgumentTypeError(
-            f"unknown player {name!r}: 1 to 4, random, greedy, rival, crival, deepN or L@REF (e.g. 4@v0.1.0)")
+            f"unknown player {name!r}: 1 to 4 (4nobook: without the opening book), random, greedy, rival, "
+            "crival, deepN or L@REF (e.g. 4@v0.1.0)")
     return name
 
 
@@ -168,9 +170,10 @@ def choose(name: str, board: Board, face: int | None, rng: random.Random,
         return process.ask(board.variant.name, [str(m) for m in board.moves], int(name[0]), budgets[name],
                            rng.getrandbits(32), face)
     else:
-        level = int(name)
+        level = int(name[0])
         request = ThinkRequest(board.variant.name, tuple(str(m) for m in board.moves), level=level,
-                               budget=budgets.get(name), seed=rng.getrandbits(32), face=face, **UNWALLED)
+                               budget=budgets.get(name), seed=rng.getrandbits(32), face=face,
+                               book=not name.endswith("nobook"), **UNWALLED)
         move = think(request).move
     return move, time.process_time() - start
 
@@ -224,7 +227,7 @@ def default_budget(name: str) -> float | None:
     """A player's budget when ``--budget`` names none (None: it needs none)."""
     if name in ("1", "2", "3", "4"):
         return DEFAULT_BUDGETS.get(int(name))
-    if "@" in name:
+    if "@" in name or name.endswith("nobook"):
         return DEFAULT_BUDGETS.get(int(name[0]))
     if name in ("rival", "crival"):
         return DEFAULT_BUDGETS[4]

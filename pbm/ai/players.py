@@ -104,7 +104,7 @@ class ThinkRequest:
     ending: str | None = None
     points: int | None = None
     wall: float | None = None
-    book: bool = True  # levels 3 and 4 open from the opening book (pbm.ai.book)
+    book: bool = True  # levels 3 and 4 open from the opening book (pbm.ai.book; not level 4 on the core)
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -494,7 +494,10 @@ def think(request: ThinkRequest, clock: Callable[[], float] = time.process_time,
     if request.level == 2:
         move, reason = level_two(board, face, rng, _wall(request, wall_start, wall_clock))
         return Choice(str(move), 1, 0, _score_after(board, move) if not move.is_pass else 0, clock() - start, reason)
-    opening = book_move(board, rng) if request.book and face is None else None
+    # level 4 on the compact core plays the opening better by its search than by the book (built
+    # from the Board search's games): measured, docs/decisions.md
+    booked = request.book and face is None and not (request.level == 4 and fast.plays(board))
+    opening = book_move(board, rng) if booked else None
     if opening is not None:  # in the opening book: played at once, the seed choosing among its moves
         return Choice(str(opening), 0, 0, 0, clock() - start, explain(board, opening))
     if request.level == 4 and face is None and fast.plays(board):

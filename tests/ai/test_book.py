@@ -9,7 +9,7 @@ from importlib.resources import files
 
 import pytest
 
-from pbm.ai import ThinkRequest, think
+from pbm.ai import ThinkRequest, fast, think
 from pbm.ai.book import (
     SECTIONS,
     SYMMETRIES,
@@ -275,16 +275,22 @@ def test_the_text_format():
 # think
 
 
-@pytest.mark.parametrize("level", [3, 4])
-def test_think_plays_a_book_move_at_once_in_the_opening(level):
-    choice = think(ThinkRequest("trax", ("@0/",), level=level, seed=5))
-    board = Board.replay(["@0/"])
+# level 4 in plain Trax searches on the compact core from the first move (fast.plays)
+@pytest.mark.parametrize("level,game", [(3, "trax"), (4, "8x8trax")])
+def test_think_plays_a_book_move_at_once_in_the_opening(level, game):
+    choice = think(ThinkRequest(game, ("@0/",), level=level, seed=5))
+    board = Board.replay(["@0/"], game)
     assert choice.depth == 0 and choice.nodes == 0
     assert choice.reason is not None
     assert choice.move in {str(move) for move, _ in book_moves(board)}
     assert choice.seconds < 0.5
-    again = think(ThinkRequest("trax", ("@0/",), level=level, seed=5))
+    again = think(ThinkRequest(game, ("@0/",), level=level, seed=5))
     assert again.move == choice.move  # the seed decides
+
+
+def test_level_four_on_the_core_searches_the_opening():
+    choice = think(ThinkRequest("trax", ("@0/",), level=4, budget=0.2, seed=5))
+    assert (choice.depth >= 1) is fast.plays(Board.replay(["@0/"]))
 
 
 def test_think_varies_its_opening_by_the_seed():
