@@ -452,14 +452,20 @@ def _search(request: ThinkRequest, board: Board, face: int | None, start: float,
 
 
 def _core_choice(request: ThinkRequest, board: Board, rng: random.Random, start: float, wall_start: float,
-                 clock: Callable[[], float], wall_clock: Callable[[], float]) -> Choice:
+                 clock: Callable[[], float], wall_clock: Callable[[], float]) -> Choice | None:
     """Level 4 in plain Trax: the compact core's search (:mod:`.fast`)
-    within the budget and the wall time left."""
+    within the budget and the wall time left; None when the core refuses
+    the position (the Board's search then serves)."""
     budget = request.seconds()
     cpu = max(budget - _MARGIN, budget * 0.5) - (clock() - start)
     wall = _wall(request, wall_start, wall_clock).deadline - wall_clock()
     seed = request.seed if request.seed is not None else rng.getrandbits(31)
-    answer = fast.choose(board, cpu, seed, wall) if cpu > 0 and wall > 0 else None
+    answer = None
+    if cpu > 0 and wall > 0:
+        try:
+            answer = fast.choose(board, cpu, seed, wall)
+        except ValueError:  # a formation too large for the core's area (129 cells across)
+            return None
     if answer is None or (answer.depth == 0 and abs(answer.score) < WON):
         # out of time before depth 1 finished: the level-2 player's first safe move
         move, reason = level_two(board, None, rng, Wall(float("-inf")))
@@ -501,7 +507,9 @@ def think(request: ThinkRequest, clock: Callable[[], float] = time.process_time,
     if opening is not None:  # in the opening book: played at once, the seed choosing among its moves
         return Choice(str(opening), 0, 0, 0, clock() - start, explain(board, opening))
     if request.level == 4 and face is None and fast.plays(board):
-        return _core_choice(request, board, rng, start, wall_start, clock, wall_clock)
+        chosen = _core_choice(request, board, rng, start, wall_start, clock, wall_clock)
+        if chosen is not None:
+            return chosen
     result = _search(request, board, face, start, wall_start, clock, wall_clock)
     if result.depth == 0 and not result.proven:
         # out of time before depth 1 finished (starved, or a huge formation): the
@@ -541,8 +549,9 @@ def wants_draw(request: ThinkRequest, clock: Callable[[], float] = time.process_
             return False
         return evaluate(board) <= 0
     if request.level == 4 and face is None and fast.plays(board):
-        score = _core_choice(request, board, random.Random(request.seed), start, wall_start, clock, wall_clock).score
-        return score < WON and score <= CORE_CLEARLY_AHEAD
+        chosen = _core_choice(request, board, random.Random(request.seed), start, wall_start, clock, wall_clock)
+        if chosen is not None:
+            return chosen.score < WON and chosen.score <= CORE_CLEARLY_AHEAD
     result = _search(request, board, face, start, wall_start, clock, wall_clock)
     if request.level == 3:
         return result.score <= 0

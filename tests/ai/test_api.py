@@ -201,3 +201,20 @@ def test_a_search_out_of_time_before_depth_one_still_blocks_a_threat():
         if found == 5:
             break
     assert found == 5
+
+
+def test_level_four_searches_on_the_board_when_the_core_refuses_the_position(monkeypatch):
+    from pbm.ai import fast
+
+    asked = []
+
+    def refuses(board: Board, *args: object) -> fast.CoreAnswer:
+        asked.append(board.ply)
+        raise ValueError("the formation is too large: 130 x 3")
+
+    monkeypatch.setattr(fast, "choose", refuses)
+    monkeypatch.setattr(fast, "plays", lambda board: True)
+    board = random_position("trax", 3, 14, calm=True)
+    choice = think(request_for(board, 4, budget=0.2, seed=1, book=False))
+    assert asked == [board.ply]
+    assert choice.move in {str(m) for m in board.legal_moves()} and choice.depth >= 1
