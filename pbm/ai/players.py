@@ -15,7 +15,9 @@ Levels
        and among the safe moves prefers one that threatens (two threats
        first), then the one the evaluation likes best.
     3. and 4. The search (:mod:`.search`) with a CPU-time budget each
-       (:data:`DEFAULT_BUDGETS`, which a server may override per request).
+       (:data:`DEFAULT_BUDGETS`, which a server may override per request);
+       level 4 in plain Trax searches on the compiled core instead
+       (:mod:`.fast`, :mod:`.core`), where the build compiled it.
 
     Levels 1 and 2 stop looking at more moves after :data:`LIGHT_SECONDS`
     of CPU time (only large PointTrax positions take so long) and choose
