@@ -126,6 +126,23 @@ def accepts_draw(job: Job, request: ThinkRequest) -> bool:
     return score > -WON and score >= -clearly_ahead(board, job.level)
 
 
+class LostWork(RuntimeError):
+    """A worker did not answer in many times the work's time (it died)."""
+
+
+#: A task with no answer after this many times its CPU budget, plus
+#: :data:`LOST_MARGIN` seconds, is taken as lost (its worker died): its job
+#: then fails like any failed search, is tried again, and is given up after
+#: MAX_ATTEMPTS.  (A search answers by 3 x its budget + 1 s of wall time.)
+LOST_FACTOR = 6
+LOST_MARGIN = 60.0
+
+
+def lost_after(budget: float | None) -> float:
+    """The seconds after which a task of ``budget`` CPU seconds is lost."""
+    return LOST_FACTOR * (budget or 1.0) + LOST_MARGIN
+
+
 def analyse(job: AnalysisJob, seconds: float) -> Review:
     """The analysis of a finished game (in a worker process)."""
     return coaching.analyse(job, seconds)
@@ -305,14 +322,19 @@ class Searcher:
     # -- the loop ---------------------------------------------------------------------
 
     def _submit(self, job: Job) -> asyncio.Future[Answer]:
-        return self._in_pool(search, job, budget_of(self.config, job.level))
+        budget = budget_of(self.config, job.level)
+        return self._in_pool(search, job, budget, lost_after=lost_after(budget))
 
     def _submit_analysis(self, job: AnalysisJob) -> asyncio.Future[Review]:
-        return self._in_pool(analyse, job, self.config.computer.analysis_seconds)
+        seconds = self.config.computer.analysis_seconds
+        return self._in_pool(analyse, job, seconds, lost_after=lost_after(seconds))
 
-    def _in_pool(self, work: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+    def _in_pool(self, work: Callable[..., T], *args: Any, lost_after: float) -> asyncio.Future[T]:
         """``work(*args)`` in a worker process; a future of the event loop
-        that the pool's result thread settles."""
+        that the pool's result thread settles, or that fails with
+        :class:`LostWork` after ``lost_after`` seconds (a worker that died,
+        say in the compiled search core, takes its task with it: the pool
+        starts another worker but never answers that task)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
 
@@ -332,6 +354,7 @@ class Searcher:
 
         self._ensure_pool()
         self._pool.apply_async(work, args, callback=done, error_callback=failed)
+        loop.call_later(lost_after, settle, None, LostWork(f"no answer from a worker in {lost_after:g} s"))
         return future
 
     def _ensure_pool(self) -> None:
