@@ -149,13 +149,16 @@ SCALE = 4
 #: so that it is sharp on the screens of phones (two device pixels a CSS
 #: pixel).
 ZOOMS = (1, 2)
-#: zlib level of the PNG, chosen by measurement (bench/picture.py; a
-#: 40-tile board, 420x420 pixels): level 1 gives 12.0 KB in 0.5 ms, level 3
-#: 9.7 KB in 0.5 ms, level 6 7.5 KB in 1.0 ms, level 7 7.3 KB in 1.3 ms and
-#: level 9 6.6 KB in 8.4 ms.  Level 6 makes the mail a quarter smaller than
-#: level 3 for half a millisecond; beyond it little is saved at a high cost.
-#: (The zlib strategies FILTERED and RLE do no better.)
-COMPRESS_LEVEL = 6
+#: zlib level of the PNG, chosen by measurement (bench/picture.py, a
+#: 43-tile board at the mail's zoom 2, 840x840 pixels, one run on a busy
+#: 2-CPU machine): level 2 encodes 33.7 KB in 2.5 ms, level 3 30.4 KB in
+#: 2.8 ms, level 4 31.3 KB in 5.5 ms, level 6 24.3 KB in 9.2 ms and level 9
+#: 20.5 KB in 52 ms (the drawing itself 1.2 ms).  Level 3 costs a third of
+#: level 6's time for 6 KB more a mail: the encoder was three quarters of a
+#: board mail's picture and a quarter of its pipeline (issue 33), where 6 KB
+#: is nothing to a mailbox.  (At zoom 1, 420x420, levels 3 and 6 cost 0.5
+#: and 1.0 ms; the zlib strategies FILTERED and RLE do no better.)
+COMPRESS_LEVEL = 3
 
 # ----------------------------------------------------------------------
 # palette
