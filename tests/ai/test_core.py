@@ -7,8 +7,11 @@ Python answers exactly as the imported one (compiled, when it is)."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import random
+import shutil
 import sys
+import sysconfig
 from pathlib import Path
 from types import ModuleType
 
@@ -312,3 +315,11 @@ def test_without_cython_the_shim_stands_in(monkeypatch):
     ours, theirs = set_up(board), set_up(board, python.Core(tt_bits=12))
     assert ours.legal() == theirs.legal()
     assert ours.think(0, 3, max_nodes=15)[:6] == theirs.think(0, 3, max_nodes=15)[:6]
+
+
+def test_the_core_is_compiled_wherever_the_build_had_a_c_compiler():
+    # a silent failure to compile would leave every test here passing on the plain-Python core
+    # (and level 4 on the Board's search): where a compiler is, the install must have used it
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    expected = shutil.which(compiler) is not None and not os.environ.get("PBM_PURE")
+    assert core.compiled is expected, f"compiler {compiler!r}: run `make core` (or pip install -e . again)"
