@@ -36,7 +36,7 @@ lint:
 core:
 	@$(PYTHON) -c 'import pathlib, sys; d = pathlib.Path("pbm/ai"); so = list(d.glob("core.*.so")); \
 	sys.exit(0 if not so or so[0].stat().st_mtime >= (d / "core.py").stat().st_mtime else 1)' \
-	|| $(PYTHON) setup.py -q build_ext --inplace
+	|| $(PYTHON) -m pip install --quiet --no-deps -e .
 
 ## the whole suite, slow and integration tests included: what CI runs
 test:
