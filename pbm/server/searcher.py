@@ -354,7 +354,8 @@ class Searcher:
 
         self._ensure_pool()
         self._pool.apply_async(work, args, callback=done, error_callback=failed)
-        loop.call_later(lost_after, settle, None, LostWork(f"no answer from a worker in {lost_after:g} s"))
+        lost = LostWork(f"no answer from a worker in {lost_after:g} s")  # for the operator
+        loop.call_later(lost_after, settle, None, lost)
         return future
 
     def _ensure_pool(self) -> None:
