@@ -13,6 +13,21 @@ from pbm.trax import Board, Move
 FACES = (5, 10, 9, 6, 3, 12)
 VARIANTS = ("trax", "8x8trax", "looptrax", "minitrax", "luckytrax", "pointtrax")
 
+# a win in one for the side to move (exactly one move completes its colour)
+WINS = [
+    "@0/ A2+ @1\\ C1/ D2+ C0+ B4/ E2+ F2/",
+    "@0+ A2\\ A0\\ @3/ @3\\ C4\\ D3+ A2\\ @3+ C0/ F3+ @3\\ D5+ G2\\ B5\\ A2\\",
+]
+# the other side threatens to win in one, and the side to move cannot win first
+THREATS = [
+    "@0/ A2+ @1\\ C1/ D2+ C0+ B4/ E2+ F2/ @2\\",
+    "@0+ @1/ A0+ A0\\ @1+ A0\\ C2/ D4+ @3/ @3+ E1/",
+    "@0+ A2\\ A0\\ @3/ @3\\ C4\\ D3+ A2\\ @3+ C0/ F3+ @3\\ D5+ G2\\ B5\\ A2\\ @2+",
+    # of tests/test_bench_strength.py: only these moves stop the threat
+    "@0/ A0+ @1\\ B0\\ C2\\ B0+ A5+ @5+",
+    "@0+ A2\\ B2/ @2+ D2+ A3/ B4+ D3+",
+]
+
 
 class Ticks:
     """A clock that moves one step each time it is read."""

@@ -20,27 +20,13 @@ import pytest
 from pbm.ai import core
 from pbm.trax import Board, Move
 
+from .helpers import THREATS, WINS, random_position
+from .test_tactics import DOUBLE_THREATS as TACTICS_DOUBLE_THREATS
+
 GAMES = Path(__file__).resolve().parent.parent / "data" / "human-games.tsv"
 SOURCE = Path(core.__file__).with_name("core.py")
 
-# a win in one for the side to move (exactly one move completes its colour)
-WINS = [
-    "@0/ A2+ @1\\ C1/ D2+ C0+ B4/ E2+ F2/",
-    "@0+ A2\\ A0\\ @3/ @3\\ C4\\ D3+ A2\\ @3+ C0/ F3+ @3\\ D5+ G2\\ B5\\ A2\\",
-]
-# the other side threatens to win in one, and the side to move cannot win first
-THREATS = [
-    "@0/ A2+ @1\\ C1/ D2+ C0+ B4/ E2+ F2/ @2\\",
-    "@0+ @1/ A0+ A0\\ @1+ A0\\ C2/ D4+ @3/ @3+ E1/",
-    "@0+ A2\\ A0\\ @3/ @3\\ C4\\ D3+ A2\\ @3+ C0/ F3+ @3\\ D5+ G2\\ B5\\ A2\\ @2+",
-    "@0/ A0+ @1\\ B0\\ C2\\ B0+ A5+ @5+",
-    "@0+ A2\\ B2/ @2+ D2+ A3/ B4+ D3+",
-]
-# black makes two threats no block stops (tests/ai/test_tactics.py)
-DOUBLE_THREATS = [
-    ("@0/ A2+ B1/ B0+ C1/ A4+ A0/", {"C4\\"}),
-    ("@0+ A0\\ @1/ B3\\ C3\\ D2\\ C4\\", {"D1/"}),
-]
+DOUBLE_THREATS = TACTICS_DOUBLE_THREATS[:2]  # black makes two threats no block stops
 
 
 def human_games() -> list[list[str]]:
@@ -213,22 +199,7 @@ def random_positions(count: int, seed: int) -> list[Board]:
     """Random games of 4 to 30 plies in which no move leaves either side a
     win in one (a game stops early when every move would)."""
     rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        board = Board()
-        board.play(rng.choice(["@0/", "@0+"]))
-        for _ in range(rng.randrange(3, 30)):
-            moves = board.legal_moves()
-            rng.shuffle(moves)
-            for move in moves:
-                board.play(move)
-                if board.outcome() is None and not board.completions():
-                    break
-                board.pop()
-            else:
-                break
-        out.append(board)
-    return out
+    return [random_position("trax", rng.getrandbits(32), rng.randrange(4, 31), calm=True) for _ in range(count)]
 
 
 def test_the_move_is_always_legal():
