@@ -33,7 +33,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields
 from datetime import datetime
-from email.message import Message
 from email.utils import format_datetime
 from functools import partial
 from importlib.resources import files
@@ -53,7 +52,7 @@ from pbm.trax.render import DiagramWords, tile_diagram
 from pbm.trax.render import render as render_board
 
 from .catalogs import moment, number, translations
-from .messages import Attachment, Content, Head, outgoing
+from .messages import Attachment, Content, Head, Outgoing, content_bytes, copy_bytes
 from .request import CodeFor, Combined, Reply, TokenFor
 from .widths import NO_END, NO_START, asian, columns, cut, index_at, joins_tight, pieces
 
@@ -833,8 +832,8 @@ class Composer:
     def compose(self, replies: list[Reply], key: str, now: datetime,
                 without_pictures: Callable[[Iterable[str]], set[str]] | None = None,
                 issue_token: Callable[[TokenFor, str], str] | None = None,
-                languages: Callable[[Iterable[str]], Mapping[str, str]] | None = None) -> list[Message]:
-        """The messages of ``replies`` to the mail ``key`` (a Message-ID they
+                languages: Callable[[Iterable[str]], Mapping[str, str]] | None = None) -> list[Outgoing]:
+        """The copies of ``replies`` to the mail ``key`` (a Message-ID they
         answer, when it is one).  ``without_pictures`` names, of a reply's
         recipients, those whose players turned pictures off; ``languages``
         gives the language each recipient reads (by lowercased address;
@@ -857,6 +856,7 @@ class Composer:
             spoken = languages(recipients) if languages is not None else {}
             plain_only: set[str] | None = None  # asked for only when there is an HTML part
             made: dict[str, tuple[Text, Content, Content | None]] = {}
+            wires: dict[tuple[str, bool], bytes] = {}  # each content made into bytes once for every copy
             for recipient in recipients:
                 language = spoken.get(recipient.lower(), DEFAULT)
                 if language not in made:
@@ -865,6 +865,10 @@ class Composer:
                 if pictured_content is not None and plain_only is None:
                     plain_only = without_pictures(recipients) if without_pictures is not None else set()
                 pictured = pictured_content is not None and recipient not in (plain_only or ())
+                wire = wires.get((language, pictured))
+                if wire is None:
+                    content = pictured_content if pictured and pictured_content else plain_content
+                    wire = wires[(language, pictured)] = content_bytes(content)
                 message_id, reply_to = self.message_id(now), None
                 wanted = reply.tokens.get(recipient)
                 if isinstance(wanted, CodeFor):
@@ -877,7 +881,7 @@ class Composer:
                         reply_to = f"{local}+r-{token}@{domain}"
                 head = Head((server.name, server.address), recipient, text.subject, format_datetime(now),
                             message_id, in_reply_to=in_reply_to, reply_to=reply_to)
-                out.append(outgoing(head, pictured_content if pictured and pictured_content else plain_content))
+                out.append(Outgoing(recipient, message_id, copy_bytes(head, wire)))
         return out
 
     def _contents(self, reply: Reply, language: str, files: list[tuple[str, str]]

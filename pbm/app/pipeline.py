@@ -59,7 +59,7 @@ from .handlers import HANDLERS
 from .handlers.coaching import analysis_mail
 from .handlers.computer_moves import computer_turn
 from .handlers.reply import act
-from .messages import Content, Head, outgoing, wire_bytes
+from .messages import Content, Head, Outgoing, outgoing, wire_bytes
 from .notices import (
     address_reply,
     answerable,
@@ -103,7 +103,7 @@ class Share(Enum):
 @dataclass
 class Result:
     """What became of one mail: its :class:`Status` (``dropped`` with a
-    ``reason``); ``replies`` are the mails queued; ``commands``: (command,
+    ``reason``); ``sent`` are the mails queued; ``commands``: (command,
     :class:`Outcome`) for each command read."""
 
     status: Status
@@ -111,8 +111,14 @@ class Result:
     sender: str | None = None
     reason: str = ""
     summary: str = ""
-    replies: list[Message] = field(default_factory=list)
+    sent: list[Outgoing] = field(default_factory=list)
     commands: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def replies(self) -> list[Message]:
+        """The replies queued, read back as messages (tests, the operator's
+        commands; the daemon counts :attr:`sent`)."""
+        return [copy.message for copy in self.sent]
 
 
 class _DryRun(Exception):
@@ -231,10 +237,10 @@ class Pipeline:
         return Context(self.store, self.config, now, self.passwords, self.positions, sender, self.keys,
                        verified)
 
-    def unsealed(self, message: Message) -> Message:
+    def unsealed(self, copy: Outgoing) -> Message:
         """A queued reply as its recipient gets it: the secrets it carries
         written in (the outbox does the same as it sends)."""
-        raw = self.keys.unseal(wire_bytes(message), str(message["To"]))
+        raw = self.keys.unseal(copy.data, copy.recipient)
         return BytesParser(policy=compat32).parsebytes(raw)
 
     # ------------------------------------------------------------------
@@ -258,12 +264,12 @@ class Pipeline:
             return Result(Status.DUPLICATE, key, sender, reason=f"{seen} a mail handled before")  # for the operator
         why = screen(msg, sender, self.config)
         if why is not None:
-            notices: list[Message] = []
+            notices: list[Outgoing] = []
             with transaction(self.store, dry_run=dry_run):
                 if is_report(msg):  # recorded: a bounce may stop a player's clock (and nobody answers it)
                     notices = self._reports(msg, key, now)
                 self.store.record_handled(key, sender, "", "dropped: " + why, now)
-            return Result(Status.DROPPED, key, sender, reason=why, replies=notices)
+            return Result(Status.DROPPED, key, sender, reason=why, sent=notices)
         assert sender is not None
         verified = vouched or authres.verified(msg, sender, self.config.security.trusted_authserv_id)
         commands = None
@@ -321,7 +327,7 @@ class Pipeline:
                               summary=summary, commands=result.commands)
             messages = self.queue(replies, now, key, asked=(sender, language) if language else None)
             self.store.record_handled(key, sender, summary, "handled", now)
-            result.summary, result.replies = summary, messages
+            result.summary, result.sent = summary, messages
         return result
 
     def computer_turn(self, job_id: int, answer: computer.Answer, *, now: datetime) -> Result:
@@ -339,7 +345,7 @@ class Pipeline:
                 replies, outcome = computer_turn(ctx, job, answer)
             self.store.finish_computer_job(job_id, outcome, now)
             messages = self.queue(replies, now, key)
-        return Result(Status.HANDLED, key, self.config.computer.userid, summary=outcome, replies=messages)
+        return Result(Status.HANDLED, key, self.config.computer.userid, summary=outcome, sent=messages)
 
     def analysis_done(self, analysis_id: int, found: Review, *, now: datetime) -> Result:
         """An analysis the workers finished, mailed to the address that
@@ -356,10 +362,10 @@ class Pipeline:
             self.store.finish_analysis(analysis_id, outcome, now)
             messages = self.queue(replies, now, key, asked=(row.address, row.language) if row.language else None)
         summary = f"analysis of board {row.board}"  # for the operator
-        return Result(Status.HANDLED, key, row.address, summary=summary, replies=messages)
+        return Result(Status.HANDLED, key, row.address, summary=summary, sent=messages)
 
     def queue(self, replies: list[Reply], now: datetime, key: str | None, *,
-              answering: str | None = None, asked: tuple[str, str] | None = None) -> list[Message]:
+              answering: str | None = None, asked: tuple[str, str] | None = None) -> list[Outgoing]:
         """Compose ``replies`` and put them in the outbox under ``key`` (the
         mail they answer; None: no mail), in the caller's transaction; the
         messages.  ``answering``: what the composer is told they answer,
@@ -370,8 +376,8 @@ class Pipeline:
         languages = self.languages_of if asked is None else partial(self.languages_of, asked=asked)
         messages = self.composer.compose(replies, label, now, self.store.addresses_without_pictures,
                                          self.issuer(now), languages)
-        for m in messages:
-            self.store.queue_reply(key, str(m["To"]), wire_bytes(m), now, str(m["Message-ID"]))
+        for copy in messages:
+            self.store.queue_reply(key, copy.recipient, copy.data, now, copy.message_id)
         return messages
 
     def languages_of(self, addresses: Iterable[str], asked: tuple[str, str] | None = None) -> dict[str, str]:
@@ -399,7 +405,7 @@ class Pipeline:
             return reply_tokens.issue(ctx, wanted.user_id, wanted.board, wanted.ply, recipient)
         return issue
 
-    def _reports(self, msg: Message, key: str, now: datetime) -> list[Message]:
+    def _reports(self, msg: Message, key: str, now: datetime) -> list[Outgoing]:
         """A delivery report that came back to one of our bounce addresses
         (its tag checked, so it names one reply of ours and its recipient):
         a failure asks for a probe; a probe's failure holds the player's

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
-from email.message import Message
 
 from pbm.domain import clocks, digests, tournaments
 from pbm.domain.accounts import game_addresses
@@ -18,6 +17,7 @@ from pbm.domain.context import Context
 from pbm.domain.store.records import BoardRecord
 from pbm.domain.times import shown, span, stamp
 
+from .messages import Outgoing
 from .notices import board_mail, digest_mail, late_round_mail, tournament_news
 from .pipeline import Pipeline, transaction
 from .request import Reply
@@ -72,11 +72,11 @@ def _act(ctx: Context, row: BoardRecord, what: clocks.Due) -> list[Reply]:
     return [Reply(mail.template, to, context, tokens={a: t for a, t in mail.tokens.items() if a in to})]
 
 
-def run_tick(pipeline: Pipeline, now: datetime, *, dry_run: bool = False) -> list[Message]:
+def run_tick(pipeline: Pipeline, now: datetime, *, dry_run: bool = False) -> list[Outgoing]:
     """Do the clock work as of ``now`` in one transaction and queue its mail;
-    returns the messages (with ``dry_run`` nothing is kept)."""
+    returns the copies queued (with ``dry_run`` nothing is kept)."""
     store = pipeline.store
-    messages: list[Message] = []
+    messages: list[Outgoing] = []
     with transaction(store, dry_run=dry_run):
         messages = pipeline.queue(tick(pipeline.context(now)), now, None, answering="clock")
     if messages:

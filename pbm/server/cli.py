@@ -73,10 +73,10 @@ def _pipeline(args: argparse.Namespace) -> tuple[Pipeline, Store]:
 
 
 def _report(pipeline: Pipeline, result: Result, now: datetime) -> None:
-    sys.stdout.buffer.write(mbox([pipeline.unsealed(m) for m in result.replies], now))
+    sys.stdout.buffer.write(mbox([pipeline.unsealed(m) for m in result.sent], now))
     sys.stdout.flush()
     note = result.status if not result.reason else f"{result.status}: {result.reason}"
-    count = len(result.replies)
+    count = len(result.sent)
     print(f"pbm: {result.key}: {note}; {count} repl{'y' if count == 1 else 'ies'}", file=sys.stderr)
 
 

@@ -100,8 +100,8 @@ class Daemon:
         under the same lock as the mail."""
         async with self.lock:
             result = await asyncio.to_thread(self.pipeline.computer_turn, job_id, answer, now=self.clock())
-        log.info("%s", log_line("%s: %s, %d replies", result.key, result.summary or result.reason, len(result.replies)))
-        if result.replies:
+        log.info("%s", log_line("%s: %s, %d replies", result.key, result.summary or result.reason, len(result.sent)))
+        if result.sent:
             self.outbox.wake()
 
     async def apply_analysis(self, analysis_id: int, found: Review) -> None:
@@ -109,8 +109,8 @@ class Daemon:
         lock as the mail."""
         async with self.lock:
             result = await asyncio.to_thread(self.pipeline.analysis_done, analysis_id, found, now=self.clock())
-        log.info("%s", log_line("%s: %s, %d replies", result.key, result.summary or result.reason, len(result.replies)))
-        if result.replies:
+        log.info("%s", log_line("%s: %s, %d replies", result.key, result.summary or result.reason, len(result.sent)))
+        if result.sent:
             self.outbox.wake()
 
     def _handle_many(self, mails: list[tuple[bytes, str]]) -> list[bool]:
@@ -148,9 +148,9 @@ class Daemon:
         outcome = result.status + (f" ({result.reason})" if result.reason else "")
         log.info("%s", log_line(
             "%s from=%s via=%s cmd=%r -> %s, %d replies, %.0f ms",
-            result.key, result.sender, source, result.summary, outcome, len(result.replies), ms,
+            result.key, result.sender, source, result.summary, outcome, len(result.sent), ms,
         ))
-        return True, len(result.replies)
+        return True, len(result.sent)
 
     async def tick(self) -> int:
         """The clock work once (reminders, forfeits, tournament starts), under

@@ -134,7 +134,7 @@ def deliver(raw: bytes, config: Config, *, sender: str | None = None, recipients
         return Delivery(EX_TEMPFAIL, f"the mail could not be handled now ({type(exc).__name__}: {exc}); "
                                      f"the mail server will try again later")
     note = result.status if not result.reason else f"{result.status}: {result.reason}"
-    count = len(result.replies)
+    count = len(result.sent)
     message = f"{result.key}: {note}; {count} repl{'y' if count == 1 else 'ies'} queued"
     try:
         if send:

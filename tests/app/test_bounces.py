@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from pbm.app.ticker import run_tick
+from tests.ticks import tick_mails
 
 from .conftest import Mailbox, flat, to_of
 from .replies import delivery_report
@@ -58,7 +58,7 @@ def test_a_bounce_is_probed_then_holds_the_clock_for_a_while(players):
     hold = held(mail)
     assert hold is not None and hold.ends_at == "2026-03-08T13:35:00+00:00"  # seven days at most
     # days go by: no reminder, no forfeit, while bob's mail bounces
-    assert not run_tick(mail.pipeline, mail.clock.now + timedelta(days=5))
+    assert not tick_mails(mail.pipeline, mail.clock.now + timedelta(days=5))
     assert mail.pipeline.store.board(101).status == "active"
     (shown,) = mail.send(C, "trax show 101")
     assert "Mail to bob bounces, so their clock is stopped until 2026-03-08 13:35 UTC at the latest" in flat(shown)
@@ -66,9 +66,9 @@ def test_a_bounce_is_probed_then_holds_the_clock_for_a_while(players):
     mail.clock.now += timedelta(days=7, minutes=5)
     assert held(mail) is None
     mail.clock.now += timedelta(days=1)  # a day of bob's own time (the hold left out): his reminder
-    assert [str(m["Subject"]) for m in run_tick(mail.pipeline, mail.clock.now)] == ["Nag: Trax Board 101 bob"]
+    assert [str(m["Subject"]) for m in tick_mails(mail.pipeline, mail.clock.now)] == ["Nag: Trax Board 101 bob"]
     mail.clock.now += timedelta(days=2)
-    run_tick(mail.pipeline, mail.clock.now)
+    tick_mails(mail.pipeline, mail.clock.now)
     assert mail.pipeline.store.board(101).reason == "forfeit"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from pbm.app.ticker import run_tick
+from tests.ticks import tick_mails
 
 from .conftest import Mailbox, flat, is_error, text_of, to_of
 
@@ -59,7 +59,7 @@ def test_one_mail_of_a_hundred_challenges_from_a_stranger_changes_no_rating(play
     and a tick later one player had lost 300 rating points."""
     body = "\n".join(["trax challenge alice bob --forfeittime=0.01"] * 50 + ["trax challenge alice bob"] * 50)
     players.send("stranger@nowhere.test", "multiple", body)
-    run_tick(players.pipeline, players.clock.now + timedelta(days=2))
+    tick_mails(players.pipeline, players.clock.now + timedelta(days=2))
     assert boards(players) == []
     assert players.pipeline.store.rating(players.pipeline.store.find_user("alice").id, "trax") is None
 

@@ -9,9 +9,9 @@ from email.parser import BytesParser
 
 import pytest
 
-from pbm.app.ticker import run_tick
 from pbm.domain.boards import load_game, new_board
 from pbm.terms import BoardTerms
+from tests.ticks import tick_mails
 
 from .conftest import flat, text_of, to_of
 from .test_conversations import play_moves
@@ -21,7 +21,7 @@ def tick(mail, **advance):
     """Move the clock (if asked), do the clock work, return its mail."""
     if advance:
         mail.clock.advance(**advance)
-    messages = run_tick(mail.pipeline, mail.clock.now)
+    messages = tick_mails(mail.pipeline, mail.clock.now)
     return [BytesParser(policy=policy.default).parsebytes(bytes(m)) for m in messages]
 
 

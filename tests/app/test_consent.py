@@ -6,8 +6,8 @@ forfeit, and a day later the victim had lost all twenty."""
 
 from __future__ import annotations
 
-from pbm.app.ticker import run_tick
 from pbm.domain import computer
+from tests.ticks import tick_mails
 
 from .conftest import Mailbox, flat, is_error, to_of
 
@@ -33,9 +33,9 @@ def test_twenty_challenges_with_a_short_forfeit_cost_the_victim_nothing(players:
         mail.send(A, f"trax move {n} alice apple @0+")
     # bob is never reminded, and two days later every game has lapsed, unrated
     mail.clock.advance(hours=13)
-    assert not [m for m in run_tick(mail.pipeline, mail.clock.now) if to_of(m) == B and "Nag" in str(m["Subject"])]
+    assert not [m for m in tick_mails(mail.pipeline, mail.clock.now) if to_of(m) == B and "Nag" in str(m["Subject"])]
     mail.clock.advance(days=2)
-    run_tick(mail.pipeline, mail.clock.now)
+    tick_mails(mail.pipeline, mail.clock.now)
     store = mail.pipeline.store
     for n in range(101, 106):
         row = store.board(n)
@@ -106,7 +106,7 @@ def test_an_accepted_game_lost_on_time_is_rated(players: Mailbox):
     mail.send(A, "trax move 101 alice apple @0+")
     mail.send(B, "trax move 101 bob banana accept")
     mail.clock.advance(days=2, hours=1)
-    run_tick(mail.pipeline, mail.clock.now)
+    tick_mails(mail.pipeline, mail.clock.now)
     row = mail.pipeline.store.board(101)
     assert (row.reason, row.winner, row.rated) == ("forfeit", "white", 1)
     assert rating(mail, "bob") is not None

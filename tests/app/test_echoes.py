@@ -18,8 +18,8 @@ from email import policy
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
 
-from pbm.app.ticker import run_tick
 from pbm.server.logtext import cut
+from tests.ticks import tick_mails
 
 from .conftest import Mailbox, flat, is_error, server_config, to_of
 from .replies import client_reply
@@ -95,7 +95,7 @@ def test_a_whole_command_as_a_line_of_a_digest_reply(players):
     mail.send(A, "trax challenge alice bob apple")
     mail.send(A, "trax move 101 alice apple @0/")
     mail.clock.now = mail.clock.now.replace(hour=18, minute=0)
-    (digest,) = [received(mail, m) for m in run_tick(mail.pipeline, mail.clock.now) if "digest" in str(m["Subject"])]
+    (digest,) = [received(mail, m) for m in tick_mails(mail.pipeline, mail.clock.now) if "digest" in str(m["Subject"])]
     replies = mail.deliver(client_reply(digest, B, "101 bob banana B1+", when=mail.clock.now))
     (error,) = replies
     assert to_of(error) == B and is_error(error)

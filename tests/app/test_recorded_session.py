@@ -16,9 +16,9 @@ from datetime import timedelta
 
 import pytest
 
-from pbm.app.ticker import run_tick
 from pbm.domain import computer, luck
 from pbm.grammar import REGISTRY
+from tests.ticks import tick_mails
 
 from .conftest import Mailbox, to_of
 from .replies import client_reply, delivery_report
@@ -35,7 +35,7 @@ _RANDOM = [
     (re.compile(r"<[^<>@\s]+@player\.test>"), "<SENT@player.test>"),
     (re.compile(r"<[^<>@\s]+@client\.test>"), "<SENT@client.test>"),
     (re.compile(r"<[^<>@\s]+@mx\.example\.org>"), "<SENT@mx.example.org>"),
-    (re.compile(r"=+_?\d{6,}_?=+|===============\d+=="), "BOUNDARY"),
+    (re.compile(r"=+_?\d{6,}_?=+|===============\d+==|=_[0-9a-f]{20}[amr]"), "BOUNDARY"),
 ]
 _BASE64_PNG = re.compile(r"(Content-Type: image/png;[^\n]*\n(?:[^\n]+\n)*\n)((?:[A-Za-z0-9+/=]+\n)+)")
 
@@ -77,7 +77,7 @@ class Recorder:
 
     def tick(self, what: str, **advance) -> list:
         self.mail.clock.advance(**advance)
-        return self.record(what, [self.mail.received(m) for m in run_tick(self.mail.pipeline, self.mail.clock.now)])
+        return self.record(what, [self.mail.received(m) for m in tick_mails(self.mail.pipeline, self.mail.clock.now)])
 
 
 def session(r: Recorder) -> None:

@@ -11,11 +11,11 @@ from email.parser import BytesParser
 import pytest
 
 from pbm.app.pipeline import Pipeline
-from pbm.app.ticker import run_tick
 from pbm.config import load_config
 from pbm.domain.reply_tokens import lookup
 from pbm.domain.store import Store
 from pbm.trax import Board
+from tests.ticks import tick_mails
 
 from .conftest import Clock, Mailbox, flat, is_error, server_config, text_of, to_of
 from .replies import client_reply
@@ -208,15 +208,15 @@ def test_a_digest_day_with_several_boards(players):
     played = mail.send(C, "trax move 102 carol cherry @0+")
     assert [to_of(m) for m in played] == [C]
     mail.clock.now = mail.clock.now.replace(hour=17, minute=0)
-    assert not [m for m in run_tick(mail.pipeline, mail.clock.now) if "digest" in str(m["Subject"])]
+    assert not [m for m in tick_mails(mail.pipeline, mail.clock.now) if "digest" in str(m["Subject"])]
     mail.clock.now += timedelta(hours=1)
-    digest = [mail.received(m) for m in run_tick(mail.pipeline, mail.clock.now) if "digest" in str(m["Subject"])]
+    digest = [mail.received(m) for m in tick_mails(mail.pipeline, mail.clock.now) if "digest" in str(m["Subject"])]
     (msg,) = digest
     assert msg["Subject"] == "Trax PBM: your digest, 2 boards to move" and to_of(msg) == B
     text = text_of(msg)
     assert text.index("Board 101:") < text.index("Board 102:")  # 101 waited longer: more urgent
     assert re.fullmatch(r"<r-\d+-[a-z2-7]{32}@pbm\.test>", str(msg["Message-ID"]))
-    assert not [m for m in run_tick(mail.pipeline, mail.clock.now + timedelta(hours=1))
+    assert not [m for m in tick_mails(mail.pipeline, mail.clock.now + timedelta(hours=1))
                 if "digest" in str(m["Subject"])]  # one a day
     # a reply to the digest moves on both boards
     replies = mail.deliver(client_reply(msg, B, "101 B1+\n102 B1+\nThanks, both!", when=mail.clock.now))
@@ -224,7 +224,7 @@ def test_a_digest_day_with_several_boards(players):
     assert "bob writes:" in text_of(mine([r for r in replies if "101" in str(r["Subject"])], A))
     # reminders are never held back for the digest
     mail.send(A, "trax move 101 alice apple A2\\#3")
-    nags = run_tick(mail.pipeline, mail.clock.now + timedelta(days=7, hours=1))
+    nags = tick_mails(mail.pipeline, mail.clock.now + timedelta(days=7, hours=1))
     assert any(str(m["Subject"]).startswith("Nag: Trax Board 101 bob") and to_of(m) == B for m in nags)
 
 

@@ -9,9 +9,9 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
-from pbm.app.ticker import run_tick
 from pbm.domain.store import Store
 from pbm.domain.store.backup import backup
+from tests.ticks import tick_mails
 
 from .conftest import Mailbox, text_of, to_of
 
@@ -75,8 +75,8 @@ def test_sent_mail_keeps_no_bytes_and_is_purged_after_a_week(players: Mailbox):
             store.mark_sent(reply_id, mail.clock.now)
     sizes = store.db.execute("SELECT length(message) FROM outbox WHERE sent_at IS NOT NULL").fetchall()
     assert sizes and all(size == 0 for (size,) in sizes)
-    run_tick(mail.pipeline, mail.clock.now + timedelta(days=6))
+    tick_mails(mail.pipeline, mail.clock.now + timedelta(days=6))
     assert store.db.execute("SELECT COUNT(*) FROM outbox WHERE sent_at IS NOT NULL").fetchone()[0] == len(ids)
-    run_tick(mail.pipeline, mail.clock.now + timedelta(days=8))
+    tick_mails(mail.pipeline, mail.clock.now + timedelta(days=8))
     assert store.db.execute("SELECT COUNT(*) FROM outbox WHERE sent_at IS NOT NULL").fetchone()[0] == 0
     assert to_of(mail.sent[-1]) == A

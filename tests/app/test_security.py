@@ -10,10 +10,10 @@ from datetime import timedelta
 import pytest
 
 from pbm.app.pipeline import Pipeline
-from pbm.app.ticker import run_tick
 from pbm.config import load_config
 from pbm.domain.store import Store
 from pbm.domain.times import when
+from tests.ticks import tick_mails
 
 from .conftest import AUTHSERV, Clock, Mailbox, flat, is_error, text_of, to_of
 
@@ -139,10 +139,10 @@ def test_no_board_is_forfeited_while_its_players_own_address_is_blocked(players)
     players.clock.now = due - timedelta(minutes=20)
     for i in range(5):  # each mail moves the clock 5 minutes: the fifth, at the forfeit time, blocks bob
         players.send("bob@example.org", f"trax move 101 bob typo{i} B1+")
-    mails = run_tick(players.pipeline, players.clock.now)
+    mails = tick_mails(players.pipeline, players.clock.now)
     assert players.clock.now > due and players.pipeline.store.board(101).status == "active"
     assert not any("forfeit" in flat(m) for m in mails)
-    later = run_tick(players.pipeline, players.clock.now + timedelta(days=2))  # the block is long over
+    later = tick_mails(players.pipeline, players.clock.now + timedelta(days=2))  # the block is long over
     assert players.pipeline.store.board(101).reason == "forfeit", [flat(m) for m in later]
 
 

@@ -10,8 +10,8 @@ from email.parser import BytesParser
 
 import pytest
 
-from pbm.app.ticker import run_tick
 from pbm.trax import Board
+from tests.ticks import tick_mails
 
 from .conftest import flat, is_error, text_of, to_of
 
@@ -327,9 +327,9 @@ def test_a_forfeit_by_timeout_inside_a_tournament_ends_the_event(club):
     for g in games[:2]:
         finish_board(club, g, "white")
     stalled = games[2]
-    messages = run_tick(club.pipeline, started + timedelta(days=1))
+    messages = tick_mails(club.pipeline, started + timedelta(days=1))
     assert [m["Subject"] for m in messages] == [f"Nag: Trax Board {stalled['number']} {stalled['white']}"]
-    messages = run_tick(club.pipeline, started + timedelta(days=7))
+    messages = tick_mails(club.pipeline, started + timedelta(days=7))
     parsed = [BytesParser(policy=policy.default).parsebytes(bytes(m)) for m in messages]
     forfeit = [m for m in parsed if m["Subject"] == f"Trax Board {stalled['number']}"]
     assert forfeit and f"{stalled['white']} made no move for 7 days" in flat(forfeit[0])
@@ -415,14 +415,14 @@ def test_entry_listing_and_director_commands(club):
 
 def test_a_tournament_with_a_start_date_starts_itself(club):
     create(club, "DATE", "-start=2026-03-05", players=PLAYERS[:2])
-    before = run_tick(club.pipeline, club.clock.now.replace(day=4))
+    before = tick_mails(club.pipeline, club.clock.now.replace(day=4))
     assert not any("tournament" in str(m["Subject"]) for m in before)
-    on_the_day = run_tick(club.pipeline, club.clock.now.replace(day=5, hour=0, minute=1))
+    on_the_day = tick_mails(club.pipeline, club.clock.now.replace(day=5, hour=0, minute=1))
     assert any(m["Subject"] == "Trax tournament DATE: started" for m in on_the_day)
     create(club, "LONELY", "-start=2026-03-06", players=PLAYERS[:1])
-    told = run_tick(club.pipeline, club.clock.now.replace(day=6, hour=0, minute=1))
+    told = tick_mails(club.pipeline, club.clock.now.replace(day=6, hour=0, minute=1))
     assert [m["To"] for m in told if "did not start" in str(m["Subject"])] == ["dir@example.org"]
-    assert run_tick(club.pipeline, club.clock.now.replace(day=6, hour=0, minute=2)) == []
+    assert tick_mails(club.pipeline, club.clock.now.replace(day=6, hour=0, minute=2)) == []
 
 
 def test_a_knockout_round_past_its_deadline_is_reported_to_the_director_once(club):
@@ -436,15 +436,15 @@ def test_a_knockout_round_past_its_deadline_is_reported_to_the_director_once(clu
     late = store.tournament("late").id
     with store.atomic():
         store.update_tournament(late, round_started_at=(started - timedelta(days=27, hours=23)).isoformat())
-    assert not any("late" in str(m["Subject"]) for m in run_tick(club.pipeline, started))
+    assert not any("late" in str(m["Subject"]) for m in tick_mails(club.pipeline, started))
     with store.atomic():
         store.update_tournament(late, round_started_at=(started - timedelta(days=28)).isoformat())
-    mails = [m for m in run_tick(club.pipeline, started) if "late" in str(m["Subject"])]
+    mails = [m for m in tick_mails(club.pipeline, started) if "late" in str(m["Subject"])]
     assert [(m["To"], m["Subject"]) for m in mails] == [("dir@example.org", "Tournament LATE: round 1 is late")]
     body = BytesParser(policy=policy.default).parsebytes(bytes(mails[0])).get_body(("plain",)).get_content()
     assert f"{second['label']} (board {second['number']})" in body
     assert first["label"] not in body
-    assert not any("late" in str(m["Subject"]) for m in run_tick(club.pipeline, started + timedelta(minutes=5)))
+    assert not any("late" in str(m["Subject"]) for m in tick_mails(club.pipeline, started + timedelta(minutes=5)))
 
 
 def test_tournaments_belong_to_their_game_type(club):

@@ -25,13 +25,13 @@ import pytest
 from pbm.app.compose import TEMPLATES, WIDTH, Renderer, Text, wrap
 from pbm.app.help import TOPICS
 from pbm.app.pipeline import Pipeline
-from pbm.app.ticker import run_tick
 from pbm.domain import coaching, computer
 from pbm.domain.store import Store
 from pbm.grammar import REGISTRY
 from pbm.server.searcher import analyse, search
 from pbm.trax import Board
 from tests.prose import english_prose
+from tests.ticks import tick_mails
 from tests.widths import columns
 
 from .conftest import Clock, Mailbox, is_error, server_config, text_of, to_of
@@ -97,7 +97,7 @@ class Session:
 
     def tick(self, **delta):
         self.mail.clock.advance(**delta)
-        return run_tick(self.mail.pipeline, self.mail.clock.now)
+        return tick_mails(self.mail.pipeline, self.mail.clock.now)
 
 
 def legal_quiet(board: Board, skip: int = 0) -> str:

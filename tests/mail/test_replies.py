@@ -11,9 +11,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from pbm.app.pipeline import Pipeline
-from pbm.app.ticker import run_tick
 from pbm.config import load_config
 from pbm.domain.store import Store
+from tests.ticks import tick_mails
 
 from ..app.replies import client_reply, delivery_report
 from .daemon import SERVER, DaemonThread, command_mail, wait_until, write_config
@@ -153,6 +153,6 @@ def _tick_subjects(tmp_path, when: datetime) -> list[str]:
     config = load_config(tmp_path / "pbm.toml")
     store = Store(config.server.database)
     try:
-        return [str(m["Subject"]) for m in run_tick(Pipeline(store, config), when, dry_run=True)]
+        return [str(m["Subject"]) for m in tick_mails(Pipeline(store, config), when, dry_run=True)]
     finally:
         store.close()

@@ -26,11 +26,11 @@ import pytest
 from PIL import Image
 
 from pbm.app.pipeline import Pipeline
-from pbm.app.ticker import run_tick
 from pbm.domain import computer
 from pbm.domain.store import Store
 from pbm.trax.picture import COLOURS
 from tests.app.conftest import Clock, Mailbox, server_config
+from tests.ticks import tick_mails
 
 from .test_browser import chromium, count_near
 
@@ -80,7 +80,7 @@ def mails(tmp_path_factory) -> Iterator[dict[str, EmailMessage]]:
     assert computer.ensure_account(store, config, mail.clock.now) is not None
     out["computer-new"] = mail.send(C, "trax challenge carol computer cherry -level=1")[0]
     mail.clock.advance(days=8)
-    nags = [mail.received(m) for m in run_tick(mail.pipeline, mail.clock.now)]
+    nags = [mail.received(m) for m in tick_mails(mail.pipeline, mail.clock.now)]
     out["nag"] = next(m for m in nags if str(m["Subject"]).startswith("Nag:"))
     mail.send("dave@example.org", "signup dave date language=ja")
     (new,) = {re.search(r"Board (\d+)", str(m["Subject"]))[1] for m in mail.send(A, "trax challenge alice dave apple")}
