@@ -117,12 +117,18 @@ def query(rig: Rig, sql: str, params: tuple[Any, ...] = ()) -> Any:
     return row[0] if row else None
 
 
-def wait_until(predicate: Callable[[], Any], timeout: float = 60.0, what: str = "condition") -> Any:
+def wait_until(predicate: Callable[[], Any], timeout: float = 60.0, what: str = "condition",
+               rig: Rig | None = None) -> Any:
+    """``predicate()`` once it is true; an AssertionError after ``timeout``
+    seconds (with the ends of the server's and pbm's logs, given ``rig``)."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+            logs = "" if rig is None else (f"\n--- server maillog ---\n{rig.server.log()[-5000:]}"
+                                           f"\n--- provider maillog ---\n{rig.provider.log()[-3000:]}"
+                                           f"\n--- pbm ---\n{rig.pbm.log()[-4000:]}")
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}{logs}")
         time.sleep(0.1)

@@ -611,6 +611,12 @@ class Rig:
         (self.provider.folder / "mailboxes").write_text("".join(f"{n}@{PLAYERS} ok\n" for n in sorted(self.mailboxes)))
         return f"{name}@{PLAYERS}"
 
+    def remove_player(self, name: str) -> None:
+        """Close a mailbox at the provider (mail to it is refused from the
+        provider's next reload on: 550 user unknown)."""
+        self.mailboxes.discard(name)
+        (self.provider.folder / "mailboxes").write_text("".join(f"{n}@{PLAYERS} ok\n" for n in sorted(self.mailboxes)))
+
     def reload_provider(self) -> None:
         self.provider.postfix("reload")
         time.sleep(0.5)  # the smtpd processes that knew the old table exit after their session

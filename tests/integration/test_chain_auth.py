@@ -101,7 +101,7 @@ def test_a_signed_mail_from_another_domain_than_its_signature_is_not_vouched_for
     msg = command(elsewhere, f"signup {name} damson {dave}")
     send(rig, msg, sender=dave)
     (asked,) = wait_inbox(rig, dave, 1, what="the confirmation mail")
-    assert CONFIRM in asked.get_body(("plain",)).get_content() or "code" in asked.get_body(("plain",)).get_content()
+    assert str(asked["Subject"]).startswith("confirm address ")
     wait_until(lambda: query(rig, "SELECT COUNT(*) FROM addresses WHERE address = ?", (dave,)), what="the account")
     assert _confirmed(rig, dave) == 0
     given = _results(spied(rig, str(msg["Message-ID"])))
