@@ -181,3 +181,33 @@ def test_a_pipelined_refusal_is_told_apart_from_trouble(tmp_path):
         store.close()
     finally:
         relay.close()
+
+
+def test_replies_the_relay_took_before_a_crash_are_marked_not_sent_again(tmp_path, sink):
+    """A crash (here: marking fails for good) after the relay took a group
+    but before it was marked: the sent journal names them, and the next
+    outbox (the daemon restarted) marks them sent instead of sending them
+    again."""
+    store, outbox = _setup(tmp_path, sink, connections=2)
+    try:
+        def crash(results):
+            raise SystemExit("killed")
+
+        outbox.settle = crash  # type: ignore[method-assign]
+        with pytest.raises(SystemExit):
+            outbox.flush()
+        assert len(sink.wait_for(8)) == 8 and store.count_unsent() == 8
+        journals = list(tmp_path.glob("pbm.sqlite3.sent-*"))
+        assert len(journals) == 1 and len(journals[0].read_text().split()) == 8
+    finally:
+        outbox.close()
+        outbox.store.close()
+    again = Outbox(Store(tmp_path / "pbm.sqlite3"), outbox.config, lambda: NOW)
+    try:
+        assert again.flush() == (0, False)
+    finally:
+        again.close()
+        again.store.close()
+    assert store.count_unsent() == 0 and store.stats()["sent"] == 8
+    assert len(sink.messages) == 8  # nothing twice
+    store.close()
