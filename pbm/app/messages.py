@@ -1,27 +1,30 @@
-"""Building the messages the server writes.
-
-Replies (and the messages ``pbm exec`` makes for an operator's command) are
-built header by header as ``compat32`` messages: ``EmailMessage`` with
-``policy.default`` parses every header it is given, which profiles showed to
-be most of the cost of a reply.  Every header value is checked for line
-breaks, so nothing a player writes can add a header or a recipient.
+"""The bytes of the messages the server writes.
 
 A reply to several people is the same content under different headers
-(each copy has its own recipient, Message-ID and Reply-To): its content is
-made into bytes once (:func:`content_bytes`: the text, the HTML part and
-its pictures in base64, with boundaries of its own) and each copy is its
-header lines followed by those bytes (:func:`copy_bytes`).  Serialising the
-whole multipart message again for every copy was a quarter of the cost of a
-move command with pictures.
+(each copy has its own recipient, Message-ID and Reply-To), so the content
+is written once (:func:`content_bytes`: the text, the HTML part and its
+pictures, the files, with boundaries of its own) and each copy is its
+header lines followed by it (:func:`copy_bytes`).  Both are written here
+directly, line by line: the standard library's email generator, run again
+for every copy of a multipart mail with a picture, was a quarter of the
+cost of a move command, and building ``email.message.Message`` trees and
+their charsets most of the rest of it.  What the parser reads back is the
+same (the tests read every reply they make).
+
+Every header value is checked for line breaks, so nothing a player writes
+can add a header or a recipient; a value that is not ASCII goes as an RFC
+2047 encoded word, and a header line too long for the wire is folded by
+the email package (rare: a long subject or address).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from email import charset as _charset
 from email.header import Header
 from email.message import Message
 from email.parser import BytesParser
@@ -29,12 +32,6 @@ from email.policy import compat32
 from email.utils import formataddr
 from functools import cached_property
 
-_UTF8 = _charset.Charset("utf-8")
-_UTF8.body_encoding = _charset.QP
-#: UTF-8 in base64, for a text mostly of other scripts (Japanese): a third
-#: the size of quoted-printable, which writes each of its bytes as =XX.
-_UTF8_BASE64 = _charset.Charset("utf-8")
-_UTF8_BASE64.body_encoding = _charset.BASE64
 WIRE = compat32.clone(linesep="\r\n")
 _LINE_ENDS = re.compile(r"\r\n|\r|\n")
 
@@ -54,59 +51,6 @@ class Attachment:
     base64: str
     cid: str
     filename: str
-
-
-def _utf8(body: str) -> _charset.Charset:
-    """How a text that is not plain ASCII goes: quoted-printable, which
-    keeps its ASCII (commands, the board, most of a German text) readable
-    as it is, unless base64 is shorter (a Japanese text, whose every byte
-    quoted-printable writes in three).  Every mail client reads both."""
-    data = body.encode("utf-8")
-    other = len(data) - len(body.encode("ascii", "ignore"))
-    return _UTF8_BASE64 if len(data) - other + 3 * other > len(data) * 4 // 3 else _UTF8
-
-
-def _text_part(msg: Message, body: str, subtype: str = "plain") -> None:
-    """``body`` as the payload of ``msg``: 7bit when it is plain ASCII with
-    short lines, else UTF-8 (:func:`_utf8`)."""
-    if body.isascii() and all(len(line) <= 998 for line in body.splitlines()):
-        msg["Content-Type"] = f'text/{subtype}; charset="us-ascii"'
-        msg["Content-Transfer-Encoding"] = "7bit"
-        msg.set_payload(body)
-    else:
-        msg.set_payload(body, charset=_utf8(body))
-        if subtype != "plain":
-            msg.set_type(f"text/{subtype}")
-
-
-def _html_part(html: str) -> Message:
-    """The HTML always goes encoded (:func:`_utf8`): its lines can be long."""
-    part = Message()
-    part.set_payload(html, charset=_utf8(html))
-    part.set_type("text/html")
-    return part
-
-
-def _related(html: str, related: Sequence[Attachment], boundary: str | None = None) -> Message:
-    """``multipart/related``: the HTML part, then what it shows."""
-    group = Message()
-    group["Content-Type"] = 'multipart/related; type="text/html"' + _boundary(boundary)
-    group.attach(_html_part(html))
-    for item in related:
-        part = Message()
-        part["Content-Type"] = f'{item.content_type}; name="{_header(item.filename)}"'
-        part["Content-Transfer-Encoding"] = "base64"
-        part["Content-ID"] = f"<{_header(item.cid)}>"
-        part["Content-Disposition"] = f'inline; filename="{_header(item.filename)}"'
-        part.set_payload(item.base64)
-        group.attach(part)
-    return group
-
-
-def _boundary(boundary: str | None) -> str:
-    """The boundary parameter of a multipart's Content-Type (none: the
-    generator makes one, checking the parts for it)."""
-    return "" if boundary is None else f'; boundary="{boundary}"'
 
 
 @dataclass(frozen=True)
@@ -138,108 +82,6 @@ class Content:
     files: Sequence[tuple[str, str]] = ()
 
 
-def _head(msg: Message, head: Head) -> None:
-    """A message's own headers, from From to MIME-Version."""
-    msg["From"] = _header(formataddr(head.sender, charset="utf-8"))
-    msg["To"] = _header(head.recipient)
-    msg["Subject"] = _header(head.subject)
-    msg["Date"] = _header(head.date)
-    msg["Message-ID"] = _header(head.message_id)
-    if head.in_reply_to:
-        msg["In-Reply-To"] = _header(head.in_reply_to)
-        msg["References"] = _header(head.in_reply_to)
-    if head.reply_to:
-        msg["Reply-To"] = _header(head.reply_to)
-    if head.auto_reply:
-        msg["Auto-Submitted"] = "auto-replied"
-    msg["MIME-Version"] = "1.0"
-
-
-def outgoing(head: Head, content: Content) -> Message:
-    """A message from values we made or checked.  The text body goes as
-    7bit when it is plain ASCII with short lines, else as UTF-8
-    quoted-printable.  With ``html``, the message is ``multipart/alternative``:
-    the text part first, then the HTML part with ``related`` in a
-    ``multipart/related``.  With ``files``, the message is
-    ``multipart/mixed``, the body first."""
-    msg = Message()
-    _head(msg, head)
-    _content(msg, content)
-    return msg
-
-
-def _content(msg: Message, content: Content, boundary: str | None = None) -> None:
-    """``content`` as what ``msg`` says (``boundary``: the stem of its
-    multiparts' boundaries, each of which adds a letter)."""
-    body, html, related, files = content.body, content.html, content.related, content.files
-    mark = (lambda letter: None) if boundary is None else (lambda letter: boundary + letter)
-    if files:
-        msg["Content-Type"] = "multipart/mixed" + _boundary(mark("m"))
-        main = Message()
-        _body(main, body, html, related, mark)
-        msg.attach(main)
-        for name, text in files:
-            part = Message()
-            _text_part(part, text)
-            part["Content-Disposition"] = f'attachment; filename="{_header(name)}"'
-            msg.attach(part)
-        return
-    _body(msg, body, html, related, mark)
-
-
-def _body(msg: Message, body: str, html: str | None, related: Sequence[Attachment],
-          mark: Callable[[str], str | None]) -> None:
-    """The text, or the text and its HTML alternative, as ``msg``'s content."""
-    if html is None:
-        _text_part(msg, body)
-        return
-    msg["Content-Type"] = "multipart/alternative" + _boundary(mark("a"))
-    text = Message()
-    _text_part(text, body)
-    msg.attach(text)
-    msg.attach(_related(html, related, mark("r")) if related else _html_part(html))
-
-
-def content_bytes(content: Content) -> bytes:
-    """``content`` on the wire, once for every copy of a reply: its MIME
-    headers (Content-Type ...), a blank line, its body.  The boundaries are
-    a random stem the content does not hold (base64 and quoted-printable
-    never write ``=_``; the texts are checked), so the generator need not
-    search the parts for one of its own."""
-    stem = "=_" + secrets.token_hex(10)
-    while any(stem in text for text in (content.body, content.html or "", *(t for _, t in content.files))):
-        stem = "=_" + secrets.token_hex(10)  # pragma: no cover - a player wrote 20 random hex digits
-    msg = Message()
-    _content(msg, content, stem)
-    return wire_bytes(msg)
-
-
-def copy_bytes(head: Head, content: bytes) -> bytes:
-    """One copy of a reply on the wire: its own headers (:class:`Head`),
-    then its content as :func:`content_bytes` made it."""
-    msg = Message()
-    _head(msg, head)
-    quick = _quick_headers(msg)
-    if quick is None:
-        msg.set_payload("")
-        data = msg.as_bytes(policy=WIRE)
-        quick = data[: data.index(b"\r\n\r\n") + 2]
-    return quick + content
-
-
-def _quick_headers(msg: Message) -> bytes | None:
-    """The header lines of ``msg`` on the wire (CRLF each), written
-    directly when they are short ASCII lines that need no folding (None:
-    they need the email generator)."""
-    lines = []
-    for name, value in msg.items():
-        if not isinstance(value, str) or not value.isascii() or len(name) + len(value) > 76 \
-                or value != value.strip() or "  " in value or not value:
-            return None
-        lines.append(f"{name}: {value}\r\n")
-    return "".join(lines).encode("ascii")
-
-
 @dataclass(frozen=True)
 class Outgoing:
     """One copy of a reply as it is queued: its ``recipient``, its
@@ -256,16 +98,129 @@ class Outgoing:
         return BytesParser(policy=compat32).parsebytes(self.data)
 
 
-def wire_bytes(msg: Message) -> bytes:
-    """``msg.as_bytes(policy=WIRE)``, made directly for what :func:`outgoing`
-    builds most of the time (ASCII headers short enough not to fold, a 7bit
-    body); anything else goes through the email generator.  The generator
-    was a third of the cost of handling a move command."""
-    payload = msg.get_payload()
-    if msg.is_multipart() or not isinstance(payload, str) or msg.get("Content-Transfer-Encoding") != "7bit" \
-            or not payload.isascii():
-        return msg.as_bytes(policy=WIRE)
-    head = _quick_headers(msg)
-    if head is None:
-        return msg.as_bytes(policy=WIRE)
-    return head + b"\r\n" + _LINE_ENDS.sub("\r\n", payload).encode("ascii")
+# ----------------------------------------------------------------------
+# the headers of a copy
+
+
+def _headers(head: Head) -> list[tuple[str, str]]:
+    """A copy's own headers, From to MIME-Version, as (name, value)."""
+    found = [("From", formataddr(head.sender, charset="utf-8")), ("To", head.recipient),
+             ("Subject", head.subject), ("Date", head.date), ("Message-ID", head.message_id)]
+    if head.in_reply_to:
+        found += [("In-Reply-To", head.in_reply_to), ("References", head.in_reply_to)]
+    if head.reply_to:
+        found.append(("Reply-To", head.reply_to))
+    if head.auto_reply:
+        found.append(("Auto-Submitted", "auto-replied"))
+    found.append(("MIME-Version", "1.0"))
+    for _, value in found:
+        _header(value)  # no line breaks
+    return found
+
+
+def _header_lines(headers: list[tuple[str, str]]) -> bytes:
+    """Header lines on the wire (CRLF each): written directly when they are
+    short ASCII lines that need no folding, else by the email generator
+    (which folds a long line and writes a value that is not ASCII as
+    encoded words)."""
+    lines = []
+    for name, value in headers:
+        if not value.isascii() or len(name) + len(value) > 76 or value != value.strip() or "  " in value \
+                or not value:
+            msg = Message()
+            for key, text in headers:
+                msg[key] = text if text.isascii() else Header(text, "utf-8", header_name=key)
+            msg.set_payload("")
+            data = msg.as_bytes(policy=WIRE)
+            return data[: data.index(b"\r\n\r\n") + 2]
+        lines.append(f"{name}: {value}\r\n")
+    return "".join(lines).encode("ascii")
+
+
+def copy_bytes(head: Head, content: bytes) -> bytes:
+    """One copy of a reply on the wire: its own headers (:class:`Head`),
+    then its content as :func:`content_bytes` wrote it."""
+    return _header_lines(_headers(head)) + content
+
+
+# ----------------------------------------------------------------------
+# the content
+
+
+def _crlf(text: str) -> bytes:
+    return _LINE_ENDS.sub("\r\n", text).encode("ascii")
+
+
+def _is_7bit(text: str) -> bool:
+    return text.isascii() and all(len(line) <= 998 for line in text.splitlines())
+
+
+def _utf8(text: str) -> tuple[str, bytes]:
+    """A text that is not plain ASCII, encoded: quoted-printable, which
+    keeps its ASCII (commands, the board, most of a German text) readable
+    as it is, unless base64 is shorter (a Japanese text, whose every byte
+    quoted-printable writes in three).  Every mail client reads both.
+    (The encoding's name, the lines.)"""
+    data = text.encode("utf-8", "surrogateescape")
+    other = len(data) - len(text.encode("ascii", "ignore"))
+    if len(data) - other + 3 * other > len(data) * 4 // 3:
+        return "base64", base64.encodebytes(data).replace(b"\n", b"\r\n")
+    lines = binascii.b2a_qp(data, istext=True).replace(b"\n", b"\r\n")
+    return "quoted-printable", lines
+
+
+def _text(text: str, subtype: str = "plain", *, encoded: bool = False) -> bytes:
+    """A text part: 7bit when it is plain ASCII with short lines (unless
+    ``encoded``), else UTF-8 (:func:`_utf8`)."""
+    if not encoded and _is_7bit(text):
+        return (f'Content-Type: text/{subtype}; charset="us-ascii"\r\n'
+                f"Content-Transfer-Encoding: 7bit\r\n\r\n").encode("ascii") + _crlf(text)
+    name, lines = _utf8(text)
+    return (f'Content-Type: text/{subtype}; charset="utf-8"\r\n'
+            f"Content-Transfer-Encoding: {name}\r\n\r\n").encode("ascii") + lines
+
+
+def _multipart(kind: str, boundary: str, parts: list[bytes]) -> bytes:
+    """``multipart/kind`` (its Content-Type's other parameters in
+    ``kind``): the parts between the boundary lines."""
+    head = f'Content-Type: multipart/{kind}; boundary="{boundary}"\r\n\r\n'.encode("ascii")
+    line = b"--" + boundary.encode("ascii")
+    return head + line + b"\r\n" + (b"\r\n" + line + b"\r\n").join(parts) + b"\r\n" + line + b"--\r\n"
+
+
+def _picture(item: Attachment) -> bytes:
+    return (f'Content-Type: {item.content_type}; name="{_header(item.filename)}"\r\n'
+            "Content-Transfer-Encoding: base64\r\n"
+            f"Content-ID: <{_header(item.cid)}>\r\n"
+            f'Content-Disposition: inline; filename="{_header(item.filename)}"\r\n\r\n').encode("ascii") \
+        + _crlf(item.base64)
+
+
+def _file(name: str, text: str) -> bytes:
+    part = _text(text)
+    cut = part.index(b"\r\n\r\n") + 2
+    return part[:cut] + f'Content-Disposition: attachment; filename="{_header(name)}"\r\n'.encode("ascii") \
+        + part[cut:]
+
+
+def content_bytes(content: Content) -> bytes:
+    """``content`` on the wire, written once for every copy of a reply: its
+    MIME headers (Content-Type ...), a blank line, its body.  The text
+    alone is a single part; with ``html``, ``multipart/alternative`` (the
+    text first, then the HTML part, which always goes encoded since its
+    lines can be long, with ``related`` in a ``multipart/related``); with
+    ``files``, ``multipart/mixed``, the body first.  The boundaries are a
+    random stem that no part holds (base64 and quoted-printable never
+    write ``=_``; the texts are checked), with a letter for each level."""
+    stem = "=_" + secrets.token_hex(10)
+    while any(stem in text for text in (content.body, content.html or "", *(t for _, t in content.files))):
+        stem = "=_" + secrets.token_hex(10)  # pragma: no cover - a player wrote these 20 random digits
+    body = _text(content.body)
+    if content.html is not None:
+        html = _text(content.html, "html", encoded=True)
+        if content.related:
+            html = _multipart('related; type="text/html"', stem + "r", [html, *map(_picture, content.related)])
+        body = _multipart("alternative", stem + "a", [body, html])
+    if content.files:
+        body = _multipart("mixed", stem + "m", [body, *(_file(name, text) for name, text in content.files)])
+    return body

@@ -59,7 +59,7 @@ from .handlers import HANDLERS
 from .handlers.coaching import analysis_mail
 from .handlers.computer_moves import computer_turn
 from .handlers.reply import act
-from .messages import Content, Head, Outgoing, outgoing, wire_bytes
+from .messages import Content, Head, Outgoing, content_bytes, copy_bytes
 from .notices import (
     address_reply,
     answerable,
@@ -526,8 +526,8 @@ class Pipeline:
         bound at once, as after a confirmation)."""
         head = Head(("", sender), self.config.server.address, subject, format_datetime(now),
                     make_msgid(domain=self.composer.domain), auto_reply=False)
-        msg = outgoing(head, Content(body or ""))
-        return self.handle(wire_bytes(msg), now=now, dry_run=dry_run, vouched=True)
+        return self.handle(copy_bytes(head, content_bytes(Content(body or ""))), now=now, dry_run=dry_run,
+                           vouched=True)
 
     # ------------------------------------------------------------------
 

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 
-from pbm.app.messages import wire_bytes
 from pbm.app.pipeline import Result
 from pbm.app.reading import body_text, header_text
 from pbm.domain.store import Store
@@ -243,7 +242,7 @@ def world(players, store, clock):
 
 def parsed(reply) -> EmailMessage:
     """A queued reply as a mail client reads the bytes we send."""
-    return BytesParser(policy=policy.default).parsebytes(wire_bytes(reply))
+    return BytesParser(policy=policy.default).parsebytes(reply.data)
 
 
 def flat(text: str) -> str:
@@ -264,7 +263,7 @@ def test_each_message_gets_its_expected_outcome(world, store, name):
     expect = EXPECTED[name]
     result = world(name, expect.setup)
     assert result.status == expect.status, (result.reason, result.summary)
-    replies = [parsed(r) for r in result.replies]
+    replies = [parsed(r) for r in result.sent]
     if expect.status == "dropped":
         assert replies == []
         assert result.reason.startswith(expect.reason), result.reason
@@ -282,7 +281,7 @@ def test_each_message_gets_its_expected_outcome(world, store, name):
 
 def test_a_multiple_body_of_1000_lines_runs_the_first_100(world):
     result = world("multiple_1000_lines.eml")
-    (reply,) = [parsed(r) for r in result.replies]
+    (reply,) = [parsed(r) for r in result.sent]
     sections = [line for line in reply.get_body(("plain",)).get_content().splitlines() if line.startswith("=== ")]
     assert len(sections) == 101  # 100 answers and the note about the rest
     assert sections[:100] == ["=== Trax PBM games ==="] * 100
@@ -296,7 +295,7 @@ def test_the_large_attachment_is_really_over_the_limit(config):
 
 def test_a_long_body_is_relayed_shortened(world):
     result = world("very_long_body.eml")
-    body = parsed(result.replies[0]).get_body(("plain",)).get_content()
+    body = parsed(result.sent[0]).get_body(("plain",)).get_content()
     assert 3900 < len(body) < 4400
 
 
@@ -322,8 +321,8 @@ def test_invariants_hold_for_every_message(world, store, name):
     result = world(name, EXPECTED[name].setup)  # never raises
 
     allowed = set(senders) | _registered(store)
-    for wire in result.replies:
-        data = wire_bytes(wire)
+    for wire in result.sent:
+        data = wire.data
         msg = parsed(wire)
         assert not msg.defects, msg.defects
         for header, value in msg.items():

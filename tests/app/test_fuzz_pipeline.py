@@ -30,7 +30,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbm.app.messages import wire_bytes
 from pbm.app.pipeline import Pipeline, Result
 from pbm.app.reading import body_text as read_body
 from pbm.app.reading import header_text
@@ -108,8 +107,8 @@ class Server:
 
     def check_replies(self, result: Result) -> None:
         allowed = self.registered() | {(result.sender or "").lower()}
-        for reply in result.replies:
-            data = wire_bytes(reply)
+        for copy in result.sent:
+            data, reply = copy.data, copy.message
             for name, value in reply.items():
                 assert "\r" not in str(value) and "\n" not in str(value), name
             msg = BytesParser(policy=policy.default).parsebytes(data)

@@ -17,8 +17,6 @@ from email.utils import getaddresses
 
 import pytest
 
-from pbm.app.messages import wire_bytes
-
 A, B, E = "alice@example.org", "bob@example.org", "eve@example.org"
 #: Only this one foreign address may ever be given (and then get a mail of its own).
 GIVEN = "a@evil.test"
@@ -89,7 +87,7 @@ def attempt(mail, raw: bytes) -> set[str]:
     before = max((row.id for row in store.unsent_replies(100_000)), default=0)
     result = mail.pipeline.handle(raw, now=mail.clock.now)
     mail.clock.advance(minutes=5)
-    from_result = [check_reply(wire_bytes(m)) for m in result.replies]
+    from_result = [check_reply(m.data) for m in result.sent]
     rows = [row for row in store.unsent_replies(100_000) if row.id > before]
     from_rows = []
     for row in rows:
@@ -194,9 +192,9 @@ def test_a_tournament_announcement_adds_no_header_and_no_recipient(game):
 def test_a_lone_dot_line_is_kept_as_text_and_cannot_end_the_smtp_data(game):
     body = b"first line\r\n.\r\nMAIL FROM:<pbm@pbm.test>\r\nRCPT TO:<victim@evil.test>\r\nDATA\r\n"
     result = game.pipeline.handle(raw_mail(b"trax chat 101 alice apple", body), now=game.clock.now)
-    assert {check_reply(wire_bytes(m)) for m in result.replies} == {A, B}
-    for reply in result.replies:
-        data = wire_bytes(reply)
+    assert {check_reply(m.data) for m in result.sent} == {A, B}
+    for reply in result.sent:
+        data = reply.data
         stuffed = smtplib.quotedata(data.decode("ascii"))  # what smtplib puts on the wire
         assert "\r\n.\r\n" not in stuffed
         text = BytesParser(policy=policy.default).parsebytes(data).get_body(("plain",)).get_content()
