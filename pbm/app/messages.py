@@ -129,7 +129,10 @@ def _header_lines(headers: list[tuple[str, str]]) -> bytes:
                 or not value:
             msg = Message()
             for key, text in headers:
-                msg[key] = text if text.isascii() else Header(text, "utf-8", header_name=key)
+                if text.isascii():
+                    msg[key] = text
+                else:  # encoded words, folded between them
+                    msg[key] = Header(text, "utf-8", header_name=key)  # type: ignore[assignment]
             msg.set_payload("")
             data = msg.as_bytes(policy=WIRE)
             return data[: data.index(b"\r\n\r\n") + 2]

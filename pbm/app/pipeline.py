@@ -376,8 +376,7 @@ class Pipeline:
         languages = self.languages_of if asked is None else partial(self.languages_of, asked=asked)
         messages = self.composer.compose(replies, label, now, self.store.addresses_without_pictures,
                                          self.issuer(now), languages)
-        for copy in messages:
-            self.store.queue_reply(key, copy.recipient, copy.data, now, copy.message_id)
+        self.store.queue_replies(key, [(c.recipient, c.data, c.message_id) for c in messages], now)
         return messages
 
     def languages_of(self, addresses: Iterable[str], asked: tuple[str, str] | None = None) -> dict[str, str]:
