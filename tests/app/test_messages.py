@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from pbm.app.messages import Attachment, Content, Head, content_bytes, copy_bytes
 
-HEAD = Head(("Trax server", "pbm@pbm.test"), "alice@example.org", "Trax Board 101 alice", "Fri, 27 Nov 2026 07:00:00 +0000",
-            "<r-abc@pbm.test>", in_reply_to="<x@client.test>", reply_to="pbm+r-abc@pbm.test")
+HEAD = Head(("Trax server", "pbm@pbm.test"), "alice@example.org", "Trax Board 101 alice",
+            "Fri, 27 Nov 2026 07:00:00 +0000", "<r-abc@pbm.test>", in_reply_to="<x@client.test>",
+            reply_to="pbm+r-abc@pbm.test")
 PNG = base64.encodebytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 3).decode("ascii")
 
 texts = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\x00"), max_size=400).map(

@@ -23,10 +23,11 @@ class AccountTables(StoreBase):
 
     def find_user(self, key: str) -> User | None:
         """The account whose case-folded userid is ``key`` (deleted ones too)."""
-        return self._one_as(User, "SELECT * FROM users WHERE key = ?", (key,))
+        return self._kept(("user key", key), lambda: self._one_as(User, "SELECT * FROM users WHERE key = ?", (key,)))
 
     def user_by_id(self, user_id: int) -> User:
-        user = self._one_as(User, "SELECT * FROM users WHERE id = ?", (user_id,))
+        user = self._kept(("user", user_id),
+                          lambda: self._one_as(User, "SELECT * FROM users WHERE id = ?", (user_id,)))
         assert user is not None, user_id
         return user
 
@@ -50,15 +51,12 @@ class AccountTables(StoreBase):
         return self._all_as(Address, "SELECT * FROM addresses WHERE user_id = ? ORDER BY position", (user_id,))
 
     def confirmed_addresses(self, user_id: int) -> list[str]:
-        key = ("confirmed", user_id)
-        found = self._memo.get(key)
-        if found is None:
+        def read() -> tuple[str, ...]:
             rows = self._all(
                 "SELECT address FROM addresses WHERE user_id = ? AND confirmed = 1 ORDER BY position", (user_id,)
             )
-            found = self._memo[key] = [r["address"] for r in rows]
-        assert isinstance(found, list)
-        return list(found)
+            return tuple(r["address"] for r in rows)
+        return list(self._kept(("confirmed", user_id), read))
 
     def replace_addresses(self, user_id: int, addresses: list[str], confirmed: Iterable[str] = ()) -> None:
         """The user's addresses become ``addresses`` in that order (a repeat,
@@ -66,7 +64,6 @@ class AccountTables(StoreBase):
         confirmed, and so does one in ``confirmed``; every other starts
         unconfirmed (it gets no mail but its confirmation)."""
         keep = {a.lower() for a in self.confirmed_addresses(user_id)} | {a.lower() for a in confirmed}
-        self._memo.clear()
         self._run("DELETE FROM addresses WHERE user_id = ?", (user_id,))
         seen: list[str] = []
         for address in addresses:
@@ -80,7 +77,6 @@ class AccountTables(StoreBase):
             )
 
     def set_confirmed(self, user_id: int, address: str) -> int:
-        self._memo.clear()
         return self._run(
             "UPDATE addresses SET confirmed = 1 WHERE user_id = ? AND lower(address) = lower(?)", (user_id, address)
         ).rowcount
@@ -99,11 +95,11 @@ class AccountTables(StoreBase):
 
     def users_with_address(self, address: str) -> list[User]:
         """The accounts that have ``address`` (any case), confirmed or not."""
-        return self._all_as(
+        return list(self._kept(("with address", address.lower()), lambda: tuple(self._all_as(
             User,
             "SELECT DISTINCT u.* FROM users u JOIN addresses a ON a.user_id = u.id WHERE lower(a.address) = lower(?)",
             (address,),
-        )
+        ))))
 
     def addresses_without_pictures(self, addresses: Iterable[str]) -> set[str]:
         """Those of ``addresses`` (as given) that belong to a live account
@@ -112,12 +108,15 @@ class AccountTables(StoreBase):
         if not wanted:
             return set()
         marks = ", ".join("?" * len(wanted))
-        rows = self._all(
-            "SELECT DISTINCT lower(a.address) AS address FROM addresses a JOIN users u ON u.id = a.user_id "
-            f"WHERE u.pictures = 0 AND u.deleted_at IS NULL AND lower(a.address) IN ({marks})",
-            tuple(wanted),
-        )
-        return {wanted[r["address"]] for r in rows}
+
+        def read() -> frozenset[str]:
+            rows = self._all(
+                "SELECT DISTINCT lower(a.address) AS address FROM addresses a JOIN users u ON u.id = a.user_id "
+                f"WHERE u.pictures = 0 AND u.deleted_at IS NULL AND lower(a.address) IN ({marks})",
+                tuple(wanted),
+            )
+            return frozenset(r["address"] for r in rows)
+        return {wanted[a] for a in self._kept(("no pictures", frozenset(wanted)), read)}
 
     def languages_of(self, addresses: Iterable[str]) -> dict[str, str]:
         """The language each of ``addresses`` is answered in, by the address
@@ -128,14 +127,17 @@ class AccountTables(StoreBase):
         if not found:
             return found
         marks = ", ".join("?" * len(found))
-        rows = self._all(
-            "SELECT lower(a.address) AS address, u.language FROM addresses a JOIN users u ON u.id = a.user_id "
-            f"WHERE u.language IS NOT NULL AND u.deleted_at IS NULL AND lower(a.address) IN ({marks}) "
-            "ORDER BY u.id DESC",
-            tuple(found),
-        )
-        for r in rows:  # the oldest account last, so its language stands
-            found[r["address"]] = r["language"]
+
+        def read() -> tuple[tuple[str, str], ...]:
+            rows = self._all(
+                "SELECT lower(a.address) AS address, u.language FROM addresses a JOIN users u ON u.id = a.user_id "
+                f"WHERE u.language IS NOT NULL AND u.deleted_at IS NULL AND lower(a.address) IN ({marks}) "
+                "ORDER BY u.id DESC",
+                tuple(found),
+            )
+            return tuple((r["address"], r["language"]) for r in rows)
+        for address, language in self._kept(("languages", frozenset(found)), read):
+            found[address] = language  # the oldest account last, so its language stands
         return found
 
     def set_signed_off(self, user_id: int, signed_off: bool) -> None:
@@ -143,7 +145,6 @@ class AccountTables(StoreBase):
 
     def delete_user(self, user_id: int, now: datetime) -> None:
         """Close an account; the row stays so that old boards keep their players."""
-        self._memo.clear()
         for table in ("queued", "submitted", "addresses", "watchers"):
             self.db.table(table).delete_where("user_id = ?", [user_id])
         self._update("users", "id", user_id, {"deleted_at": stamp(now), "password_hash": "", "signed_off": 1})
@@ -153,8 +154,9 @@ class AccountTables(StoreBase):
 
     def login_failures(self, sender: str, user_id: int) -> LoginFailures | None:
         """The wrong passwords in a row from ``sender`` for the user, and the block they earned."""
-        return self._one_as(LoginFailures, "SELECT * FROM login_failures WHERE sender = ? AND user_id = ?",
-                            (sender.lower(), user_id))
+        key = sender.lower()
+        return self._kept(("login failures", key, user_id), lambda: self._one_as(
+            LoginFailures, "SELECT * FROM login_failures WHERE sender = ? AND user_id = ?", (key, user_id)))
 
     def login_failures_of(self, user_id: int) -> list[LoginFailures]:
         return self._all_as(LoginFailures, "SELECT * FROM login_failures WHERE user_id = ? ORDER BY sender",

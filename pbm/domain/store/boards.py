@@ -170,10 +170,10 @@ class BoardTables(StoreBase):
 
     def watchers_of(self, board: int, game: str) -> list[Watcher]:
         """Observers of a board: subscribed to it, or to every board of its game."""
-        return self._all_as(
+        return list(self._kept(("watchers", board, game), lambda: tuple(self._all_as(
             Watcher, "SELECT DISTINCT user_id, kind FROM watchers WHERE game = ? AND (board = ? OR board IS NULL)",
             (game, board),
-        )
+        ))))
 
     def auto_subscriptions(self, game: str) -> list[Watcher]:
         return self._all_as(Watcher, "SELECT user_id, kind FROM watchers WHERE game = ? AND board IS NULL", (game,))

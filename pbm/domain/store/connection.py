@@ -16,6 +16,16 @@ few ways SQL is run.
   move command makes a dozen writes.  Values are always bound parameters;
   column names come from the code, are checked against the schema and
   quoted (:meth:`StoreBase._update`).
+- **Kept in memory between mails**: what every mail reads and hardly any
+  writes (an account by id, its confirmed addresses, its leave, the
+  languages of a reply's recipients, observers, login failures) is kept by
+  :meth:`StoreBase._kept` inside transactions.  Every write to those tables,
+  by any connection of any process, counts up the one-row table
+  ``generation`` (triggers); the first kept read of a transaction, and the
+  first after each write of this connection, reads that number and empties
+  the store when it changed.  A rollback empties it too (what a rolled-back
+  write left could come back under the same number).  Outside a transaction
+  (the web view's reads) nothing is kept.
 """
 
 from __future__ import annotations
@@ -23,10 +33,10 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlite_utils import Database
 from sqlite_utils.utils import dedupe_keys
@@ -35,6 +45,7 @@ from .migrations import MIGRATIONS
 from .records import R, record
 
 Row = dict[str, Any]
+T = TypeVar("T")
 
 BUSY_TIMEOUT_SECONDS = 5.0
 
@@ -129,10 +140,13 @@ class StoreBase:
         self._writer = FairLock() if str(path) == ":memory:" else _writer_lock(str(path))
         self._columns: dict[str, frozenset[str]] = {}
         self._updates: dict[tuple[str, str, tuple[str, ...]], str] = {}
-        # reads that a command makes several times, kept until a write that
-        # could change them, and never past the end of a savepoint or a
-        # transaction (a rollback would leave them stale)
-        self._memo: dict[tuple[object, ...], object] = {}
+        # between mails (see the module's docstring): the values, the
+        # generation they belong to, and the connection's count of changed
+        # rows when that generation was last read (None: not in this
+        # transaction yet)
+        self._keep: dict[tuple[object, ...], object] = {}
+        self._keep_generation: int | None = None
+        self._keep_checked: int | None = None
         self.migrate()
 
     def close(self) -> None:
@@ -200,10 +214,11 @@ class StoreBase:
             try:
                 with self.db.atomic():
                     yield
-            finally:
-                self._memo.clear()
+            except BaseException:
+                self._forget()  # rolled back to the savepoint
+                raise
             return
-        self._memo.clear()
+        self._keep_checked = None
         if not self._writer.acquire(timeout=BUSY_TIMEOUT_SECONDS):
             raise sqlite3.OperationalError("database is locked (by another connection of this process)")
         try:
@@ -211,6 +226,7 @@ class StoreBase:
             try:
                 yield
             except BaseException:
+                self._forget()
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
@@ -218,12 +234,44 @@ class StoreBase:
                 try:
                     conn.execute("COMMIT")
                 except BaseException:
+                    self._forget()
                     if conn.in_transaction:
                         conn.execute("ROLLBACK")
                     raise
         finally:
-            self._memo.clear()
+            self._keep_checked = None
             self._writer.release()
+
+    #: The most values kept between mails (then they are all let go).
+    KEEP_LIMIT = 50_000
+
+    def _forget(self) -> None:
+        """A rollback: nothing kept, and the generation read again (a write
+        rolled back leaves the number where it was, and the next write
+        takes it again: a value kept under it would pass for fresh)."""
+        self._keep.clear()
+        self._keep_generation = self._keep_checked = None
+
+    def _kept(self, key: tuple[object, ...], read: Callable[[], T]) -> T:
+        """``read()``, kept in memory between mails under ``key`` (see the
+        module's docstring); in a transaction only.  Values kept must not
+        be changed by callers (records are frozen; lists are copied)."""
+        conn = self.db.conn
+        if not conn.in_transaction:
+            return read()
+        changes = conn.total_changes
+        if self._keep_checked != changes:
+            generation = int(conn.execute("SELECT n FROM generation").fetchone()[0])
+            if generation != self._keep_generation:
+                self._keep.clear()
+                self._keep_generation = generation
+            self._keep_checked = changes
+        if key in self._keep:
+            return self._keep[key]  # type: ignore[return-value]
+        if len(self._keep) >= self.KEEP_LIMIT:
+            self._keep.clear()
+        found = self._keep[key] = read()
+        return found
 
     # ------------------------------------------------------------------
     # the ways SQL is run

@@ -485,6 +485,17 @@ COACHING = """
         CREATE INDEX analyses_asked ON analyses(address, queued_at);
 """
 
+
+# The tables a process keeps in memory between mails (accounts, addresses,
+# leave, login failures, observers: read on every mail, written rarely):
+# every write to them, by any connection, counts the generation up, so a
+# cache that saw another number knows it is stale (connection.py).
+KEPT_TABLES = ("users", "addresses", "vacations", "mail_holds", "login_failures", "watchers")
+GENERATION = "CREATE TABLE generation (n INTEGER NOT NULL);\nINSERT INTO generation (n) VALUES (0);\n" + "\n".join(
+    f"CREATE TRIGGER generation_{table}_{change.lower()} AFTER {change} ON {table}\n"
+    "    BEGIN UPDATE generation SET n = n + 1; END;"
+    for table in KEPT_TABLES for change in ("INSERT", "UPDATE", "DELETE"))
+
 # (number, description, SQL script); applied in order, each in one transaction.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", INITIAL),
@@ -502,4 +513,5 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (13, "a game against the computer keeps its rating change", RATED_APART),
     (14, "the language each player is answered in", LANGUAGE),
     (15, "hints, and analyses of finished games", COACHING),
+    (16, "a generation count of the tables kept in memory", GENERATION),
 ]

@@ -87,7 +87,9 @@ class ReplyTables(StoreBase):
     def any_hold(self, now: datetime) -> bool:
         """Is any player's clock held at ``now``?  (Answered from an index;
         almost always no.)"""
-        return self._one("SELECT 1 AS held FROM mail_holds WHERE ends_at > ? LIMIT 1", (stamp(now),)) is not None
+        last = self._kept(("last hold",), lambda: (self._one("SELECT MAX(ends_at) AS at FROM mail_holds") or {})
+                          .get("at"))
+        return last is not None and last > stamp(now)
 
     def hold_of(self, user_id: int, now: datetime) -> Hold | None:
         """The player's hold under way at ``now``, if any."""
@@ -111,12 +113,12 @@ class ReplyTables(StoreBase):
         """A player's vacations and mail holds, with the kind of each
         (``vacation``, ``hold``), in one read: the clocks ask for both on
         every board mail."""
-        return self._all_as(
+        return list(self._kept(("leave", user_id), lambda: tuple(self._all_as(
             Leave, "SELECT starts_at, ends_at, 'vacation' AS kind FROM vacations WHERE user_id = ? "
             "UNION ALL SELECT starts_at, ends_at, 'hold' AS kind FROM mail_holds WHERE user_id = ? "
             "ORDER BY starts_at",
             (user_id, user_id),
-        )
+        ))))
 
     def holds_of(self, user_id: int) -> list[Hold]:
         return self._all_as(Hold, "SELECT * FROM mail_holds WHERE user_id = ? ORDER BY starts_at", (user_id,))
