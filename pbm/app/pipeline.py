@@ -368,7 +368,7 @@ class Pipeline:
               answering: str | None = None, asked: tuple[str, str] | None = None) -> list[Outgoing]:
         """Compose ``replies`` and put them in the outbox under ``key`` (the
         mail they answer; None: no mail), in the caller's transaction; the
-        messages.  ``answering``: what the composer is told they answer,
+        copies queued.  ``answering``: what the composer is told they answer,
         when not ``key``; ``asked``: the sender of that mail and the language
         it asks for (its headers), for his copy when he has no account."""
         label = answering or key
