@@ -174,11 +174,14 @@ class Outbox:
         happen (one small append; safe from several threads at once)."""
         if self._journal_path is None:
             return
-        with self._idle_lock:
-            if self._journal_fd is None:
-                self._journal_fd = os.open(self._journal_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            self._pending.add(row_id)
-        os.write(self._journal_fd, f"{row_id}\n".encode("ascii"))
+        try:
+            with self._idle_lock:
+                self._pending.add(row_id)  # this process will not send it again, whatever happens below
+                if self._journal_fd is None:
+                    self._journal_fd = os.open(self._journal_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            os.write(self._journal_fd, f"{row_id}\n".encode("ascii"))
+        except OSError as exc:  # a full disk: it went out all the same; only a crash now sends it again
+            log.warning("could not write the sent journal %s: %s", self._journal_path, exc)  # for the operator
 
     def _journal_done(self) -> None:
         """Every reply the journal names is marked in the database."""

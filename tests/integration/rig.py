@@ -21,12 +21,13 @@ DNS without the real DNS: :class:`DnsServer`, a few dozen lines answering
 TXT questions from a dict (the DKIM keys, the DMARC and SPF records), on
 port 53 of an address of its own in 127/8 (``resolv.conf`` has no port, and
 OpenDMARC has no option naming a name server: it asks the system's
-resolver).  OpenDKIM reaches it through its Unbound resolver
-(``ResolverConfiguration``); OpenDMARC runs in a mount namespace of its own
-(``unshare -m``) where a ``resolv.conf`` naming it is bind-mounted over
-``/etc/resolv.conf``, so the machine's own file is never touched.  Postfix
-itself asks no DNS (``smtp_dns_support_level = disabled``, transports to
-numeric addresses).
+resolver).  OpenDMARC runs in a mount namespace of its own (``unshare -m``)
+where a ``resolv.conf`` naming it is bind-mounted over ``/etc/resolv.conf``,
+so the machine's own file is never touched.  OpenDKIM reads the same
+records from its ``TestDNSData`` file (its Unbound resolver, pointed at
+the DNS server, died under load: see :func:`opendkim`).  Postfix itself
+asks no DNS (``smtp_dns_support_level = disabled``, transports to numeric
+addresses).
 """
 
 from __future__ import annotations
@@ -236,20 +237,21 @@ class Milter:
             process.wait(10)
 
 
-def opendkim(folder: Path, *, mode: str, keys: list[DkimKey], internal: list[str], dns: DnsServer,
-             authserv: str | None = None) -> Milter:
+def opendkim(folder: Path, *, mode: str, keys: list[DkimKey], internal: list[str],
+             dns_data: dict[str, list[str]] | None = None, authserv: str | None = None) -> Milter:
     """OpenDKIM: signs mail from ``internal`` hosts whose From domain has a
-    key in ``keys`` (mode ``s``), verifies the others (mode ``v``), asking
-    ``dns`` for public keys through Unbound."""
+    key in ``keys`` (mode ``s``), verifies the others (mode ``v``), reading
+    the public keys from ``dns_data`` (its ``TestDNSData``: OpenDKIM 2.11's
+    Unbound resolver pointed at our DNS server with ``ResolverConfiguration``
+    said "can't set VBR resolver configuration" under load, and died)."""
     folder.mkdir(parents=True, exist_ok=True)
     milter = Milter("opendkim", folder, [])
     (folder / "keytable").write_text("".join(f"{k.selector}._domainkey.{k.domain} {k.domain}:{k.selector}:{k.private}\n"
                                              for k in keys))
     (folder / "signingtable").write_text("".join(f"*@{k.domain} {k.selector}._domainkey.{k.domain}\n" for k in keys))
     (folder / "internal").write_text("".join(f"{host}\n" for host in internal))
-    (folder / "unbound.conf").write_text(
-        "server:\n  do-not-query-localhost: no\n  local-zone: \"test.\" nodefault\n"
-        f'forward-zone:\n  name: "."\n  forward-addr: {dns.address}\n')
+    (folder / "dns").write_text("".join(f"{name} {text}\n" for name, texts in (dns_data or {}).items()
+                                        for text in texts))
     lines = [
         "Syslog no",
         "LogWhy yes",
@@ -260,7 +262,7 @@ def opendkim(folder: Path, *, mode: str, keys: list[DkimKey], internal: list[str
         "Canonicalization relaxed/simple",
         "OversignHeaders From",
         f"InternalHosts {folder}/internal",
-        f"ResolverConfiguration {folder}/unbound.conf",
+        f"TestDNSData file:{folder}/dns",
         "RequireSafeKeys no",
         "AlwaysAddARHeader yes",
     ]
@@ -366,6 +368,7 @@ class Postfix:
             "notify_classes": "",
             "smtputf8_enable": "no",
             "milter_default_action": "tempfail",
+            "in_flow_delay": "0s",  # no pause per mail when the queue lags: the tests measure the chain
             # retries in seconds, not minutes, for the tests
             "queue_run_delay": "1s",
             "minimal_backoff_time": "1s",
@@ -454,6 +457,7 @@ class Pbm:
     process: subprocess.Popen[bytes] | None = None
     starts: int = 0
     extra: list[str] = field(default_factory=list)
+    pictures: bool = True
 
     @property
     def config(self) -> Path:
@@ -466,7 +470,8 @@ class Pbm:
     def write_config(self, relay_port: int, *, listen: bool = True) -> None:
         (self.folder / "db").mkdir(exist_ok=True)
         lines = [
-            "[server]", f'address = "{PBM_ADDRESS}"', 'database = "db/pbm.sqlite3"', "",
+            "[server]", f'address = "{PBM_ADDRESS}"', 'database = "db/pbm.sqlite3"',
+            f"pictures = {'true' if self.pictures else 'false'}", "",
             "[security]", f'trusted_authserv_id = "{AUTHSERV}"', 'key_file = "pbm.key"', "",
             "[smtp]", f'host = "{HOST}"', f"port = {relay_port}", 'tls = "none"', "",
             "[listen]", f"enabled = {'true' if listen else 'false'}", 'protocol = "lmtp"',
@@ -529,28 +534,31 @@ class Rig:
     listener) or ``"pipe"`` (Postfix's pipe to ``pbm deliver``, pbm serve
     only sending)."""
 
-    def __init__(self, delivery: str = "lmtp", pbm_folder: Path | None = None, spy: bool = False) -> None:
+    def __init__(self, delivery: str = "lmtp", pbm_folder: Path | None = None, spy: bool = False,
+                 pictures: bool = True) -> None:
         self.delivery = delivery
         self.spy = spy
+        self._own_pbm_folder = pbm_folder is None
         self.base = _world_dir("rig")
         self.keys_dir = self.base / "keys"
         self.player_key = make_key(self.keys_dir / "players", PLAYERS, "p1")
         self.server_key = make_key(self.keys_dir / "server", SERVER_DOMAIN, "mx")
-        self.dns = DnsServer({
+        self.records = {
             self.player_key.name: [self.player_key.record],
             self.server_key.name: [self.server_key.record],
             f"_dmarc.{PLAYERS}": ["v=DMARC1; p=none"],
             PLAYERS: [f"v=spf1 ip4:{PROVIDER_OUT} -all"],
             f"_dmarc.{SERVER_DOMAIN}": [f"v=DMARC1; p=quarantine; rua=mailto:dmarc@{SERVER_DOMAIN}"],
             SERVER_DOMAIN: ["v=spf1 ip4:127.0.0.1 -all"],
-        })
+        }
+        self.dns = DnsServer(self.records)
         self.dovecot = Dovecot()
         self.provider_dkim = opendkim(self.base / "provider-dkim", mode="s", keys=[self.player_key],
-                                      internal=[HOST], dns=self.dns)
+                                      internal=[HOST])
         self.server_dkim = opendkim(self.base / "server-dkim", mode="sv", keys=[self.server_key],
-                                    internal=[HOST], dns=self.dns, authserv=AUTHSERV)
+                                    internal=[HOST], dns_data=self.records, authserv=AUTHSERV)
         self.server_dmarc = opendmarc(self.base / "server-dmarc", authserv=AUTHSERV, dns=self.dns)
-        self.pbm = Pbm(pbm_folder or _world_dir("pbm"), free_port())
+        self.pbm = Pbm(pbm_folder or _world_dir("pbm"), free_port(), pictures=pictures)
         self.mailboxes: set[str] = set()
         self.provider = Postfix("provider", {
             "myhostname": f"smtp.{PLAYERS}",
@@ -617,6 +625,17 @@ class Rig:
         self.mailboxes.discard(name)
         (self.provider.folder / "mailboxes").write_text("".join(f"{n}@{PLAYERS} ok\n" for n in sorted(self.mailboxes)))
 
+    def milters(self) -> str:
+        """Each milter and whether it runs (its exit status when not), for
+        failure messages."""
+        def state(m: Milter) -> str:
+            if m.process is None:
+                return "not started"
+            return "running" if m.process.poll() is None else f"exited {m.process.returncode}"
+
+        milters = (self.provider_dkim, self.server_dkim, self.server_dmarc)
+        return ", ".join(f"{m.folder.name}: {state(m)}" for m in milters)
+
     def reload_provider(self) -> None:
         self.provider.postfix("reload")
         time.sleep(0.5)  # the smtpd processes that knew the old table exit after their session
@@ -639,6 +658,8 @@ class Rig:
             except Exception as exc:  # go on stopping the rest
                 print(f"rig: {step} failed: {exc!r}", file=sys.stderr)
         shutil.rmtree(self.base, ignore_errors=True)
+        if self._own_pbm_folder:
+            shutil.rmtree(self.pbm.folder, ignore_errors=True)
 
     def __enter__(self) -> Rig:
         try:
