@@ -85,7 +85,7 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from types import MappingProxyType
 
 from PIL import Image, ImageDraw, ImageFont
@@ -483,41 +483,23 @@ def _outline(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], dashed: 
         draw.rectangle((x1 - w, y0 + start, x1 - 1, y0 + stop), fill=ink)
 
 
-def board_image(board: Board, *, last_turn: bool = True, win: bool = True,
-                draw: int | None = None, zoom: int = 1) -> Image.Image:
-    """The picture as a palette (mode ``"P"``) image; see :func:`board_png`."""
+@lru_cache(maxsize=16)
+def _frame(columns: int, rows: int, strip: bool, zoom: int) -> Image.Image:
+    """A board's picture with every cell empty: the cells, the labels round
+    them, the strip for LuckyTrax's draw (``strip``).  Kept for the last
+    sizes drawn (a copy is drawn on), so a picture pastes only its tiles:
+    the empty cells and labels were two thirds of a picture's pastes."""
     g = _geometry(zoom)
-    sprites = _sprites(zoom)
-    CELL, MARGIN = g.cell, g.margin  # the look's lengths at this zoom
-    if draw is not None and draw not in sprites.tiles:
-        raise ValueError(f"{draw!r} is not a tile face; the faces are the white masks 5, 10, 9, 6, 3 and 12")
-    columns, rows = frame_size(board)
-    width, height = picture_size(board, draw=draw, zoom=zoom)
+    empty = _sprites(zoom).empty
+    CELL, MARGIN = g.cell, g.margin
+    width = 2 * MARGIN + CELL * columns
+    height = 2 * MARGIN + CELL * rows + (g.strip if strip else 0)
     canvas = Image.new("P", (width, height), INDEX["background"])
     canvas.putpalette(_PALETTE_BYTES)
     paste = canvas.paste
-
-    glow: dict[tuple[int, int], int] = {}
-    if win:
-        track = board.winning_track()
-        if track is not None:
-            colour = 0 if track.colour == "white" else 1
-            glow = dict.fromkeys(track.cells, colour)
-
-    tiles = {(c, r): mask for c, r, mask in board.cells()}
-    empty = sprites.empty
     for r in range(rows):
-        y = MARGIN + CELL * r
         for c in range(columns):
-            mask = tiles.get((c, r))
-            if mask is None:
-                sprite = empty
-            elif (c, r) in glow:
-                sprite = sprites.glowing[(mask, glow[(c, r)])]
-            else:
-                sprite = sprites.tiles[mask]
-            paste(sprite, (MARGIN + CELL * c, y))
-
+            paste(empty, (MARGIN + CELL * c, MARGIN + CELL * r))
     bottom = MARGIN + CELL * rows
     right = MARGIN + CELL * columns
     for c in range(columns):
@@ -530,6 +512,31 @@ def board_image(board: Board, *, last_turn: bool = True, win: bool = True,
         y = MARGIN + CELL * r
         paste(label, (0, y))
         paste(label, (right, y))
+    return canvas
+
+
+def board_image(board: Board, *, last_turn: bool = True, win: bool = True,
+                draw: int | None = None, zoom: int = 1) -> Image.Image:
+    """The picture as a palette (mode ``"P"``) image; see :func:`board_png`."""
+    g = _geometry(zoom)
+    sprites = _sprites(zoom)
+    CELL, MARGIN = g.cell, g.margin  # the look's lengths at this zoom
+    if draw is not None and draw not in sprites.tiles:
+        raise ValueError(f"{draw!r} is not a tile face; the faces are the white masks 5, 10, 9, 6, 3 and 12")
+    columns, rows = frame_size(board)
+    canvas = _frame(columns, rows, draw is not None, zoom).copy()
+    paste = canvas.paste
+
+    glow: dict[tuple[int, int], int] = {}
+    if win:
+        track = board.winning_track()
+        if track is not None:
+            colour = 0 if track.colour == "white" else 1
+            glow = dict.fromkeys(track.cells, colour)
+
+    for c, r, mask in board.cells():  # the frame has every cell empty: only the tiles are drawn
+        sprite = sprites.glowing[(mask, glow[(c, r)])] if (c, r) in glow else sprites.tiles[mask]
+        paste(sprite, (MARGIN + CELL * c, MARGIN + CELL * r))
 
     if last_turn:
         placed = board.last_placed()

@@ -144,6 +144,29 @@ def test_the_same_position_gives_the_same_bytes():
     assert board_png(board_of(FORCED_TILES)) == board_png(board_of(FORCED_TILES))
 
 
+def test_a_picture_drawn_before_leaves_nothing_on_the_next_of_its_size():
+    # pictures of one size draw on copies of one kept frame: the tiles of one
+    # must not show in the empty cells of the next
+    one, other = Board(), Board()
+    for move in ("@0/", "A0+", "@1/"):  # an L, its corner top right
+        one.play(move)
+    for move in ("@0/", "A0+", "@2\\"):  # another L: a cell the first fills is empty here
+        other.play(move)
+    assert frame_size(one) == frame_size(other)
+    assert {(c, r) for c, r, _ in one.cells()} != {(c, r) for c, r, _ in other.cells()}
+    fresh = board_png(other)
+    board_png(one)
+    assert board_png(other) == fresh
+    for board in (one, other):
+        empty = {(c, r) for c in range(frame_size(board)[0]) for r in range(frame_size(board)[1])} - {
+            (c, r) for c, r, _ in board.cells()}
+        picture = Image.open(io.BytesIO(board_png(board)))
+        for c, r in empty:
+            x0, y0, x1, y1 = cell_box(board, c, r)
+            colours = {picture.getpixel((x, y)) for x in range(x0 + 2, x1 - 2, 3) for y in range(y0 + 2, y1 - 2, 3)}
+            assert not colours & {INDEX["red"], INDEX["white"]}  # an empty cell shows no track
+
+
 def test_the_empty_board_is_one_small_cell_with_its_labels():
     board = Board()
     png = board_png(board)

@@ -86,9 +86,12 @@ def test_the_engine_calls_no_input_output_builtins():
 #: pixels whoever asks), the set of sprites is fixed and the labels are one
 #: per column or row name; drawing them for each picture would make it
 #: dozens of times slower (the sprites take 47 ms, a picture 1 ms), and the
-#: picture's callers (pbm.app) hold no object to keep them in.
+#: picture's callers (pbm.app) hold no object to keep them in.  The same
+#: for the empty frames of the last sixteen sizes drawn (``_frame``: cells and
+#: labels, a pure function of the size; each picture draws on a copy).
 MEMOISED = frozenset({("pbm.trax.picture", "_sprites"), ("pbm.trax.picture", "_font"),
-                      ("pbm.trax.picture", "_label"), ("pbm.trax.picture", "_geometry")})
+                      ("pbm.trax.picture", "_label"), ("pbm.trax.picture", "_geometry"),
+                      ("pbm.trax.picture", "_frame")})
 
 _ATOMS = (type(None), bool, int, float, complex, str, bytes, range, re.Pattern, enum.Enum, type(Ellipsis),
           __future__._Feature)
