@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import io
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, lru_cache
 from gettext import NullTranslations
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -81,8 +81,11 @@ DAY_PATTERNS = {"de": "d. MMMM y", "ja": "y年M月d日"}
 MOMENT_FORM, DAY_FORM = "%Y-%m-%d %H:%M UTC", "%Y-%m-%d"
 
 
+@lru_cache(maxsize=4096)
 def _read(text: str) -> tuple[datetime, str] | None:
-    """A moment or a day as views write them, and which form it had."""
+    """A moment or a day as views write them, and which form it had (kept
+    for the last few thousand: a board mail shows five, and strptime was a
+    tenth of rendering one)."""
     for form in (MOMENT_FORM, DAY_FORM):
         try:
             return datetime.strptime(text, form).replace(tzinfo=UTC), form
