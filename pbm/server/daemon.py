@@ -17,6 +17,7 @@ Tests stop it by setting :attr:`Daemon.stop` themselves.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import re
 import signal
@@ -54,6 +55,17 @@ _FROM_LINE = re.compile(rb"^From:([^\r\n]{0,300})", re.MULTILINE | re.IGNORECASE
 
 def utcnow() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
+
+
+def machine_trouble(exc: BaseException) -> bool:
+    """Did handling a mail fail for the machine's sake (a full disk, a
+    read-only or busy database), so that the same mail will go through
+    later?  Such a mail is not set aside as failed: the mail server (or the
+    IMAP inbox) keeps it and hands it over again."""
+    if isinstance(exc, sqlite3.OperationalError):
+        text = str(exc).lower()
+        return is_busy(exc) or any(word in text for word in ("full", "readonly", "disk i/o", "unable to open"))
+    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EIO)
 
 
 class Daemon:
@@ -135,6 +147,8 @@ class Daemon:
         try:
             result = self._handle_waiting(raw)
         except Exception as exc:  # a bug or broken mail: set it aside, reply nothing
+            if machine_trouble(exc):
+                raise  # the disk or the database, not the mail: its sender keeps it and tries again
             self.failed += 1
             metrics.mail(source, "failed")
             log.exception("%s", log_line("mail from %s crashed the pipeline: %s", source, exc))
