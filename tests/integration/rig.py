@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import random
 import re
 import shutil
@@ -483,17 +484,27 @@ class Pbm:
         ]
         self.config.write_text("\n".join(lines) + "\n")
 
-    def start(self, wait: bool = True) -> None:
+    def start(self, wait: bool = True, user: str | None = None) -> None:
+        """``pbm serve``; as ``user`` (with the system's Python, see
+        :data:`UNPRIVILEGED_PBM`), for the pipe, which runs ``pbm deliver``
+        as that user on the same database."""
         log = open(self.folder / "serve.log", "ab")  # noqa: SIM115 - the child keeps it
+        command = [*(UNPRIVILEGED_PBM if user else [sys.executable, "-m", "pbm"]), "serve", "--config",
+                   str(self.config)]
         try:
-            self.process = subprocess.Popen([sys.executable, "-m", "pbm", "serve", "--config", str(self.config)],
-                                            cwd=self.folder, stdin=subprocess.DEVNULL, stdout=log,
-                                            stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(command, cwd=self.folder, stdin=subprocess.DEVNULL, stdout=log,
+                                            stderr=subprocess.STDOUT, user=user)
         finally:
             log.close()
         self.starts += 1
         if wait:
             _wait_port(self.lmtp_port, "pbm serve", time.monotonic() + 60, self.process)
+        elif user:  # no listener to wait for: its log says when it serves
+            deadline = time.monotonic() + 60
+            while "serving" not in self.log():
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise MailServerError(f"pbm serve did not start:\n{self.log()[-3000:]}")
+                time.sleep(0.1)
 
     def kill(self) -> None:
         """SIGKILL, as a crash or the OOM killer would."""
@@ -521,10 +532,20 @@ class Pbm:
 # -- the whole rig -----------------------------------------------------------
 
 
+#: pbm run by another user than root: Postfix's pipe refuses to run a
+#: command as root, and the virtualenv's interpreter may live where only
+#: root may look (``/root``), so the system's Python (the same 3.11) with
+#: this checkout and the virtualenv's packages on its path.
+_SITE = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+UNPRIVILEGED_PBM = ["/usr/bin/env", f"PYTHONPATH={Path(__file__).resolve().parents[2]}:{_SITE}",
+                    "/usr/bin/python3", "-m", "pbm"]
+PIPE_USER = "nobody"
+
+
 def pipe_transport(config: Path, user: str) -> str:
     """The master.cf lines of Route 2: Postfix's pipe to ``pbm deliver``."""
     return (f"pbm       unix  -       n       n       -       -       pipe\n"
-            f"  user={user} null_sender= argv={sys.executable} -m pbm deliver --config {config}"
+            f"  user={user} null_sender= argv={' '.join(UNPRIVILEGED_PBM)} deliver --config {config}"
             " --sender=${sender} --recipient=${recipient}\n")
 
 
@@ -592,7 +613,7 @@ class Rig:
         else:
             main["virtual_transport"] = "pbm"
             main["pbm_destination_recipient_limit"] = "1"
-            master_extra = pipe_transport(self.pbm.config, "nobody")
+            master_extra = pipe_transport(self.pbm.config, PIPE_USER)
         self.server = Postfix("server", main, master_extra)
         for postfix in (self.provider, self.server):
             text = (postfix.folder / "main.cf").read_text().replace("{folder}", str(postfix.folder))
@@ -609,6 +630,10 @@ class Rig:
         if spy:
             self.add_player("spy")
         self.pbm.write_config(self.server.port, listen=delivery == "lmtp")
+        if delivery == "pipe":  # pbm deliver and pbm serve write the database as that user
+            owner = pwd.getpwnam(PIPE_USER)
+            for path in (self.pbm.folder, self.pbm.folder / "db", self.pbm.config):
+                os.chown(path, owner.pw_uid, owner.pw_gid)
 
     def add_player(self, name: str) -> str:
         """A mailbox at the provider (and its Dovecot user, password = name);
@@ -646,7 +671,10 @@ class Rig:
             milter.start()
         self.provider.start()
         self.server.start()
-        self.pbm.start(wait=self.delivery == "lmtp")
+        if self.delivery == "lmtp":
+            self.pbm.start()
+        else:
+            self.pbm.start(wait=False, user=PIPE_USER)
 
     def close(self) -> None:
         for milter in (self.server_dmarc, self.server_dkim, self.provider_dkim):
