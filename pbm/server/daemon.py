@@ -24,6 +24,7 @@ import signal
 import sqlite3
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from datetime import UTC, datetime
 
 from pbm.ai.review import Review
@@ -126,17 +127,27 @@ class Daemon:
             self.outbox.wake()
 
     def _handle_many(self, mails: list[tuple[bytes, str]]) -> list[bool]:
+        """The mails one after the other.  Several (an IMAP batch) are
+        committed together: each mail's transaction is then a savepoint of
+        one transaction for the batch (group commit: BEGIN and COMMIT once,
+        and the batch's pages written to the log once).  Exactly once still
+        holds: the inbox moves the mails out only after this returns, so a
+        crash before the COMMIT leaves every mail of the batch in the inbox
+        and nothing of them in the database; a mail that broke the pipeline
+        rolls back its own savepoint only; machine trouble (a full disk)
+        rolls back the batch and leaves it in the inbox."""
         out: list[bool] = []
         replied = False
         try:
-            for raw, source in mails:
-                if out and self.stop.is_set():
-                    break
-                handled, replies = self._handle_one(raw, source)
-                out.append(handled)
-                replied = replied or replies > 0
+            with self.store.atomic() if len(mails) > 1 else nullcontext():
+                for raw, source in mails:
+                    if out and self.stop.is_set():
+                        break
+                    handled, replies = self._handle_one(raw, source)
+                    out.append(handled)
+                    replied = replied or replies > 0
         finally:
-            if replied:  # once a batch: the outbox then sends the batch's replies together
+            if replied:  # once a batch, committed: the outbox then sends the batch's replies together
                 self.outbox.wake()
         return out
 
