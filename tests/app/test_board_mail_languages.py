@@ -5,6 +5,7 @@ they are; every line within 78 columns as a terminal shows them."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from .conftest import text_of
@@ -38,6 +39,12 @@ def test_each_player_reads_the_board_mail_in_his_language(players):
     assert "Weiß (o)" in html_of(alice) and "白 (o)" in html_of(bob)
     assert 'lang="de"' in html_of(alice) and 'lang="ja"' in html_of(bob)
     assert alice["Subject"] == bob["Subject"] == "Trax Board 101 bob **"  # the old server's subjects
+    # the card's dates as the text part writes them (the day the game started too)
+    for msg, started in ((alice, "Begonnen"), (bob, "開始")):
+        row = re.search(f"{started}</td>.*?>([^<]*)</td>", html_of(msg), re.S)
+        assert row is not None
+        value = row.group(1).strip()
+        assert value in " ".join(text_of(msg).split()) and not re.match(r"\d{4}-\d\d-\d\d", value), value
 
 
 def test_english_is_the_default_and_unchanged(players):
