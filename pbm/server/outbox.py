@@ -209,7 +209,7 @@ class Outbox:
                 stale.append(path)
         marked = 0
         if named:
-            rows = [row for row in self.store.unsent_replies(len(named) + 1000) if row.id in named]
+            rows = self.store.unsent_of(named)
             if rows:
                 self.settle([(row, "sent", "") for row in rows])
                 marked = len(rows)

@@ -111,3 +111,15 @@ def test_a_reply_never_overtakes_an_older_one_waiting_for_a_retry(store, clock):
     assert store.unsent_replies(due=clock.now + timedelta(seconds=2)) == []
     ready = store.unsent_replies(due=clock.now + timedelta(seconds=31))
     assert [r.id for r in ready] == [first, first + 1]
+
+
+def test_the_unsent_replies_a_journal_names_are_found_behind_any_backlog(tmp_path):
+    from datetime import UTC, datetime
+    store = Store(tmp_path / "db.sqlite3")
+    now = datetime(2026, 11, 27, tzinfo=UTC)
+    with store.atomic():
+        store.queue_replies("<k@x>", [(f"p{i}@example.org", b"x", f"<{i}@x>") for i in range(2500)], now)
+        store.db.conn.execute("UPDATE outbox SET sent_at = ? WHERE id = 2400", ("2026-11-27T00:00:01",))
+    named = {5, 2400, 2499, 2500, 9999}  # one sent already, one that never was
+    assert [row.id for row in store.unsent_of(named)] == [5, 2499, 2500]
+    store.close()

@@ -3,7 +3,7 @@ failed, the per-sender daily counts, and the operator's counts."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -68,6 +68,17 @@ class MailTables(StoreBase):
                 break
             ready.append(row)
         return ready
+
+    def unsent_of(self, ids: Iterable[int]) -> list[QueuedReply]:
+        """Those of the replies ``ids`` not sent or refused yet, oldest first
+        (the outbox's sent journal names them), however long the queue."""
+        wanted = sorted(set(ids))
+        rows: list[QueuedReply] = []
+        for start in range(0, len(wanted), 1000):  # under SQLite's limit of bound values
+            chunk = wanted[start:start + 1000]
+            rows += self._all_as(QueuedReply, "SELECT * FROM outbox WHERE sent_at IS NULL AND refused_at IS NULL "
+                                 f"AND id IN ({', '.join('?' * len(chunk))}) ORDER BY id", tuple(chunk))
+        return rows
 
     def count_unsent(self) -> int:
         return self._count("SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL AND refused_at IS NULL")
