@@ -17,12 +17,19 @@ sent in the database as it goes would cost the write lock once per reply
 it), so the replies of a group are still marked in one transaction, and
 each reply the relay accepted is also written at once to a *sent journal*
 of this process (``DATABASE.sent-PID-N``: its number on a line, one
-``write`` to a file opened for appending, no lock, no fsync).  A SIGKILL
-leaves the file as it was (it is in the kernel's cache; a power cut may
-lose it, as it may lose the last commits with ``synchronous = NORMAL``).
-Once a group is marked the journal is emptied; an outbox that starts first
-marks sent every reply named in any journal of the database (their relay
-accepted them) and removes the journals of processes that are gone.
+``pwrite``, no lock, no fsync).  A SIGKILL leaves the file as it was (it
+is in the kernel's cache; a power cut may lose it, as it may lose the
+last commits with ``synchronous = NORMAL``).  The journal's room is taken
+when the outbox starts (:data:`JOURNAL_ROOM`, filled with zero bytes), so
+that a full disk, which also keeps the group from being marked, cannot
+keep a number out of it either; it is emptied by writing zeros over what
+it holds once its group is marked, and a line counts only when it is
+whole (digits and its newline, no zero byte).  The replies this process
+saw accepted are also kept in memory until they are marked, so the
+outbox never sends one again while the database refuses the mark.  An
+outbox that starts first marks sent every reply named in any journal of
+the database (their relay accepted them) and removes the journals of
+processes that are gone.
 
 Each reply goes out with an envelope sender of its own (VERP: ``[server]
 bounce_address`` tagged with the reply's number and a keyed hash of it
@@ -72,6 +79,17 @@ GROUP = 16
 #: The sent journals of one process are told apart by a number.
 _journals = itertools.count(1)
 
+#: Bytes a sent journal takes at start (about 8,000 numbers; a group
+#: larger than that goes on growing the file, which a full disk may refuse).
+JOURNAL_ROOM = 64 * 1024
+
+
+def journal_ids(data: bytes) -> set[int]:
+    """The reply numbers a sent journal holds: whole lines only (a line cut
+    by a crash, or partly overwritten with zeros, is no number)."""
+    lines = data.split(b"\n")[:-1]  # what follows the last newline is not a whole line
+    return {int(line) for line in lines if line.isdigit()}
+
 
 def _pid_alive(pid: int) -> bool:
     try:
@@ -114,6 +132,7 @@ class Outbox:
         self._journal_path = None if self._journal_dir is None else self._journal_dir / (
             f"{self._journal_prefix}{os.getpid()}-{next(_journals)}")
         self._journal_fd: int | None = None
+        self._journal_end = 0  # where the next number goes
         self._recovered = False
         # replies in this outbox's journal not yet marked in the database
         # (marking failed: the database read-only, full, gone): never sent again
@@ -169,44 +188,69 @@ class Outbox:
     # ------------------------------------------------------------------
     # the sent journal
 
+    def _open_journal(self) -> None:
+        """Open this outbox's journal and take its room on the disk now,
+        while there is room (called with ``_idle_lock`` held)."""
+        if self._journal_fd is not None or self._journal_path is None:
+            return
+        self._journal_fd = os.open(self._journal_path, os.O_RDWR | os.O_CREAT, 0o600)
+        self._journal_end = 0
+        try:
+            os.posix_fallocate(self._journal_fd, 0, JOURNAL_ROOM)
+        except OSError as exc:  # the disk full already: the numbers are written as they come
+            log.warning("could not take room for the sent journal %s: %s", self._journal_path, exc)  # for the operator
+
     def _journal(self, row_id: int) -> None:
         """The relay accepted this reply: say so before anything else can
-        happen (one small append; safe from several threads at once)."""
-        if self._journal_path is None:
-            return
-        try:
-            with self._idle_lock:
-                self._pending.add(row_id)  # this process will not send it again, whatever happens below
-                if self._journal_fd is None:
-                    self._journal_fd = os.open(self._journal_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            os.write(self._journal_fd, f"{row_id}\n".encode("ascii"))
-        except OSError as exc:  # a full disk: it went out all the same; only a crash now sends it again
-            log.warning("could not write the sent journal %s: %s", self._journal_path, exc)  # for the operator
-
-    def _journal_done(self) -> None:
-        """Every reply the journal names is marked in the database."""
+        happen (one small write; safe from several threads at once)."""
         with self._idle_lock:
-            self._pending.clear()
-            if self._journal_fd is not None:
-                os.ftruncate(self._journal_fd, 0)
+            self._pending.add(row_id)  # this process will not send it again, whatever happens below
+            if self._journal_path is None:
+                return
+            line = f"{row_id}\n".encode("ascii")
+            try:
+                self._open_journal()
+                assert self._journal_fd is not None
+                os.pwrite(self._journal_fd, line, self._journal_end)
+                self._journal_end += len(line)
+            except OSError as exc:  # it went out all the same; only a crash now sends it again
+                log.warning("could not write the sent journal %s: %s", self._journal_path, exc)  # for the operator
+
+    def _journal_done(self, marked: set[int]) -> None:
+        """The replies ``marked`` are marked in the database: forget them,
+        and empty the journal once it names nothing else."""
+        with self._idle_lock:
+            self._pending -= marked
+            if self._pending or self._journal_fd is None or not self._journal_end:
+                return
+            try:  # zeros over what it holds: the room stays taken
+                os.pwrite(self._journal_fd, bytes(self._journal_end), 0)
+                self._journal_end = 0
+            except OSError as exc:
+                log.warning("could not empty the sent journal %s: %s", self._journal_path, exc)  # for the operator
 
     def recover(self) -> int:
-        """Mark sent the replies that some outbox's journal says the relay
-        accepted but that a crash kept from being marked; remove the
-        journals of processes that are gone.  Returns how many it marked."""
+        """Mark sent the replies that some outbox's journal (or this one's
+        memory) says the relay accepted but that a crash or a database that
+        refused the mark kept from being marked; remove the journals of
+        processes that are gone.  Returns how many it marked."""
         self._recovered = True
-        if self._journal_dir is None:
-            return 0
-        named: set[int] = set()
-        stale: list[Path] = []
-        for path in self._journal_dir.glob(self._journal_prefix + "*"):
-            pid = path.name[len(self._journal_prefix):].partition("-")[0]
+        with self._idle_lock:
+            named = set(self._pending)
             try:
-                named.update(int(line) for line in path.read_text(encoding="ascii").split() if line.isdigit())
-            except OSError:
-                continue
-            if pid.isdigit() and not _pid_alive(int(pid)):
-                stale.append(path)
+                self._open_journal()
+            except OSError as exc:
+                log.warning("could not open the sent journal %s: %s", self._journal_path, exc)  # for the operator
+        stale: list[Path] = []
+        if self._journal_dir is not None:
+            for path in self._journal_dir.glob(self._journal_prefix + "*"):
+                pid = path.name[len(self._journal_prefix):].partition("-")[0]
+                try:
+                    named |= journal_ids(path.read_bytes())
+                except OSError:
+                    continue
+                if pid.isdigit() and not _pid_alive(int(pid)):
+                    stale.append(path)
         marked = 0
         if named:
             rows = self.store.unsent_of(named)
@@ -215,7 +259,7 @@ class Outbox:
                 marked = len(rows)
                 log.warning("%d replies the relay had accepted were marked sent late, "  # for the operator
                             "not sent again", marked)
-        self._journal_done()
+        self._journal_done(named)
         for path in stale:
             path.unlink(missing_ok=True)
         return marked
@@ -242,7 +286,7 @@ class Outbox:
             results = self._send_group(rows[start:end])
             start = end
             self.settle(results)
-            self._journal_done()
+            self._journal_done({int(row.id) for row, outcome, _ in results if outcome == "sent"})
             sent += sum(1 for _, outcome, _ in results if outcome == "sent")
             if any(outcome == "failed" for _, outcome, _ in results):
                 return sent, True

@@ -4,6 +4,9 @@ kept through relay failures, commands pipelined when the relay offers it."""
 
 from __future__ import annotations
 
+import errno
+import os
+import sqlite3
 from datetime import UTC, datetime
 
 import pytest
@@ -11,7 +14,8 @@ import pytest
 from pbm.app.pipeline import Pipeline
 from pbm.config import load_config
 from pbm.domain.store import Store
-from pbm.server.outbox import Outbox
+from pbm.server import outbox as outbox_module
+from pbm.server.outbox import JOURNAL_ROOM, Outbox, journal_ids
 
 from .daemon import command_mail, write_config
 from .servers import Sink
@@ -198,7 +202,7 @@ def test_replies_the_relay_took_before_a_crash_are_marked_not_sent_again(tmp_pat
             outbox.flush()
         assert len(sink.wait_for(8)) == 8 and store.count_unsent() == 8
         journals = list(tmp_path.glob("pbm.sqlite3.sent-*"))
-        assert len(journals) == 1 and len(journals[0].read_text().split()) == 8
+        assert len(journals) == 1 and len(journal_ids(journals[0].read_bytes())) == 8
     finally:
         outbox.close()
         outbox.store.close()
@@ -208,6 +212,65 @@ def test_replies_the_relay_took_before_a_crash_are_marked_not_sent_again(tmp_pat
     finally:
         again.close()
         again.store.close()
+    assert store.count_unsent() == 0 and store.stats()["sent"] == 8
+    assert len(sink.messages) == 8  # nothing twice
+    store.close()
+
+
+def test_the_journal_takes_its_room_at_start_and_is_emptied_with_zeros(tmp_path, sink):
+    """A full disk also refuses the mark; the journal must not need the disk
+    then: its room is taken when the outbox starts and kept."""
+    store, outbox = _setup(tmp_path, sink, connections=2)
+    try:
+        assert outbox.flush() == (8, False)
+        (journal,) = tmp_path.glob("pbm.sqlite3.sent-*")
+        facts = os.stat(journal)
+        assert facts.st_size == JOURNAL_ROOM and facts.st_blocks * 512 >= JOURNAL_ROOM  # allocated, not sparse
+        assert journal.read_bytes() == bytes(JOURNAL_ROOM)  # the group is marked: nothing named
+    finally:
+        outbox.close()
+        outbox.store.close()
+    assert not list(tmp_path.glob("pbm.sqlite3.sent-*"))  # a clean stop leaves no journal
+    store.close()
+
+
+def test_a_journal_line_counts_only_when_whole():
+    assert journal_ids(b"12\n345\n") == {12, 345}
+    assert journal_ids(b"12\n34") == {12}  # cut by a crash
+    assert journal_ids(b"12\n34" + bytes(20)) == {12}  # cut, in the journal's room
+    assert journal_ids(bytes(3) + b"45\n67\n") == {67}  # partly overwritten with zeros
+    assert journal_ids(b"") == set() and journal_ids(bytes(100)) == set()
+
+
+def test_a_full_disk_never_makes_the_outbox_send_a_reply_again(tmp_path, sink, monkeypatch):
+    """The relay took a group, then the disk was full: the journal could not
+    be written and the database refused the mark.  The outbox tries the mark
+    again later, but never sends those replies again (the chaos test met
+    this: 96 duplicates in one run)."""
+    store, outbox = _setup(tmp_path, sink, connections=2)
+    real_settle = outbox.settle
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def refused(results):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    try:
+        outbox.recover()  # the daemon's start: the journal's room is taken
+        monkeypatch.setattr(outbox_module.os, "pwrite", full)
+        outbox.settle = refused  # type: ignore[method-assign]
+        with pytest.raises(sqlite3.OperationalError):
+            outbox.flush()
+        assert len(sink.wait_for(8)) == 8 and store.count_unsent() == 8
+        with pytest.raises(sqlite3.OperationalError):
+            outbox.flush()  # still full: the mark is tried again, nothing is sent
+        monkeypatch.undo()
+        outbox.settle = real_settle  # type: ignore[method-assign]
+        assert outbox.flush() == (0, False)  # room again: marked, not sent
+    finally:
+        outbox.close()
+        outbox.store.close()
     assert store.count_unsent() == 0 and store.stats()["sent"] == 8
     assert len(sink.messages) == 8  # nothing twice
     store.close()
