@@ -10,6 +10,7 @@ import asyncio
 import importlib.metadata
 import io
 import logging
+import sqlite3
 import sys
 from contextlib import closing
 from datetime import UTC, datetime
@@ -324,6 +325,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except OSError as exc:
         print(f"pbm: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.Error as exc:  # not a database, read-only, its folder gone: one line, not a traceback
+        config = getattr(args, "config", None)
+        where = f" ({config})" if config else ""
+        print(f"pbm: the database named in the configuration{where} cannot be used: {exc}",  # for the operator
+              file=sys.stderr)
         return 1
 
 

@@ -114,6 +114,15 @@ def test_a_bad_config_is_a_clear_failure(site):
     assert b"adress" in done.stderr and b"address" in done.stderr
 
 
+@pytest.mark.parametrize("command", [["serve"], ["process", "-"]])
+def test_a_database_that_cannot_be_used_is_one_line_not_a_traceback(site, command):
+    (site / "game.sqlite3").write_bytes(b"not a database, " * 400)
+    done = run(*command, "--config", "pbm.toml", cwd=site, stdin=mail("help"))
+    assert done.returncode == 1
+    assert done.stderr.decode().splitlines() == [
+        "pbm: the database named in the configuration (pbm.toml) cannot be used: file is not a database"]
+
+
 def test_a_missing_message_file_is_a_failure(site):
     done = run("process", "--config", "pbm.toml", "nothere.eml", cwd=site)
     assert done.returncode != 0
