@@ -22,7 +22,8 @@ is in the kernel's cache; a power cut may lose it, as it may lose the
 last commits with ``synchronous = NORMAL``).  The journal's room is taken
 when the outbox starts (:data:`JOURNAL_ROOM`, filled with zero bytes), so
 that a full disk, which also keeps the group from being marked, cannot
-keep a number out of it either; it is emptied by writing zeros over what
+keep a number out of it either (an outbox that finds the disk full when
+it starts sends nothing until it has the room); it is emptied by writing zeros over what
 it holds once its group is marked, and a line counts only when it is
 whole (digits and its newline, no zero byte).  The replies this process
 saw accepted are also kept in memory until they are marked, so the
@@ -49,6 +50,7 @@ wakes it (:meth:`Outbox.wake`) when it queued replies.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import logging
 import mailbox
@@ -82,6 +84,11 @@ _journals = itertools.count(1)
 #: Bytes a sent journal takes at start (about 8,000 numbers; a group
 #: larger than that goes on growing the file, which a full disk may refuse).
 JOURNAL_ROOM = 64 * 1024
+
+#: A journal that cannot take its room for these reasons makes the replies
+#: wait (the disk is full, or read-only: the database cannot mark them
+#: either); any other (a file system without ``fallocate``) only warns.
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
 
 
 def journal_ids(data: bytes) -> set[int]:
@@ -133,6 +140,8 @@ class Outbox:
             f"{self._journal_prefix}{os.getpid()}-{next(_journals)}")
         self._journal_fd: int | None = None
         self._journal_end = 0  # where the next number goes
+        self._journal_room = False  # its room is taken on the disk
+        self._journal_warned = False
         self._recovered = False
         # replies in this outbox's journal not yet marked in the database
         # (marking failed: the database read-only, full, gone): never sent again
@@ -188,17 +197,28 @@ class Outbox:
     # ------------------------------------------------------------------
     # the sent journal
 
-    def _open_journal(self) -> None:
-        """Open this outbox's journal and take its room on the disk now,
-        while there is room (called with ``_idle_lock`` held)."""
-        if self._journal_fd is not None or self._journal_path is None:
-            return
-        self._journal_fd = os.open(self._journal_path, os.O_RDWR | os.O_CREAT, 0o600)
-        self._journal_end = 0
+    def _open_journal(self) -> bool:
+        """Open this outbox's journal and take its room on the disk, if not
+        done yet (called with ``_idle_lock`` held).  False when there is no
+        room (a full disk): then nothing may be sent, since a crash would
+        send it again."""
+        if self._journal_path is None or self._journal_room:
+            return True
         try:
+            if self._journal_fd is None:
+                self._journal_fd = os.open(self._journal_path, os.O_RDWR | os.O_CREAT, 0o600)
+                self._journal_end = 0
             os.posix_fallocate(self._journal_fd, 0, JOURNAL_ROOM)
-        except OSError as exc:  # the disk full already: the numbers are written as they come
-            log.warning("could not take room for the sent journal %s: %s", self._journal_path, exc)  # for the operator
+        except OSError as exc:
+            waits = exc.errno in _NO_ROOM
+            if not self._journal_warned:  # once a spell
+                log.warning("no room for the sent journal %s (%s): %s", self._journal_path, exc,  # for the operator
+                            "replies wait" if waits else "a crash may send a group of replies again")
+                self._journal_warned = True
+            if waits:
+                return False
+        self._journal_room, self._journal_warned = True, False
+        return True
 
     def _journal(self, row_id: int) -> None:
         """The relay accepted this reply: say so before anything else can
@@ -209,10 +229,11 @@ class Outbox:
                 return
             line = f"{row_id}\n".encode("ascii")
             try:
-                self._open_journal()
-                assert self._journal_fd is not None
-                os.pwrite(self._journal_fd, line, self._journal_end)
-                self._journal_end += len(line)
+                if self._journal_fd is None:  # sent without flush (a test): opened here
+                    self._open_journal()
+                if self._journal_fd is not None:
+                    os.pwrite(self._journal_fd, line, self._journal_end)
+                    self._journal_end += len(line)
             except OSError as exc:  # it went out all the same; only a crash now sends it again
                 log.warning("could not write the sent journal %s: %s", self._journal_path, exc)  # for the operator
 
@@ -237,10 +258,6 @@ class Outbox:
         self._recovered = True
         with self._idle_lock:
             named = set(self._pending)
-            try:
-                self._open_journal()
-            except OSError as exc:
-                log.warning("could not open the sent journal %s: %s", self._journal_path, exc)  # for the operator
         stale: list[Path] = []
         if self._journal_dir is not None:
             for path in self._journal_dir.glob(self._journal_prefix + "*"):
@@ -276,6 +293,9 @@ class Outbox:
         a crash in between from sending them again."""
         if not self._recovered or self._pending:
             self.recover()
+        with self._idle_lock:
+            if not self._open_journal():
+                return 0, True  # retried after the relay's delay, as for a relay in trouble
         sent = 0
         rows = self.due()
         start = 0

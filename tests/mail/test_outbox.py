@@ -274,3 +274,27 @@ def test_a_full_disk_never_makes_the_outbox_send_a_reply_again(tmp_path, sink, m
     assert store.count_unsent() == 0 and store.stats()["sent"] == 8
     assert len(sink.messages) == 8  # nothing twice
     store.close()
+
+
+@pytest.mark.parametrize(("error", "waits"), [(errno.ENOSPC, True), (errno.EOPNOTSUPP, False)])
+def test_an_outbox_without_room_for_its_journal_sends_nothing(tmp_path, sink, monkeypatch, error, waits):
+    """Started on a full disk, the outbox would have no journal to keep a
+    crash from sending its replies again: they wait until there is room.  A
+    file system that cannot allocate ahead only costs the guarantee."""
+    store, outbox = _setup(tmp_path, sink, connections=2)
+
+    def no_room(*args):
+        raise OSError(error, os.strerror(error))
+
+    try:
+        monkeypatch.setattr(outbox_module.os, "posix_fallocate", no_room)
+        if waits:
+            assert outbox.flush() == (0, True) and outbox.flush() == (0, True)
+            assert store.count_unsent() == 8 and not sink.messages
+            monkeypatch.undo()  # room again
+        assert outbox.flush() == (8, False)
+    finally:
+        outbox.close()
+        outbox.store.close()
+    assert len(sink.wait_for(8)) == 8 and store.count_unsent() == 0
+    store.close()
