@@ -25,7 +25,8 @@ once.  Every reply pbm queued must be in its recipient's mailbox (found by
 the outbox row number its VERP envelope sender carries); copies beyond
 one are counted as duplicates.  Those pbm sent again (the server's Postfix
 took them as distinct mails: two queue ids in their ``Received`` headers)
-may be at most one per relay connection per kill; those Postfix delivered
+may be at most one per relay connection per kill (and per restart of the
+server's Postfix, which cuts the connections too); those Postfix delivered
 again (one queue id, two copies: its restart) at most what its delivery
 agents had in hand.  Postfix's queue is watched with ``postqueue -j``.
 The figures are printed (``pytest -s``) and written to
@@ -306,8 +307,10 @@ def test_chaos_loses_nothing_and_applies_everything_once(tmp_path_factory):
     assert figures["replies lost"] == 0
     assert figures["replies to a wrong mailbox"] == 0
     assert figures["replies without the server Postfix's queue id"] == 0
-    # pbm: one per relay connection ([outbox] connections = 2) per kill
-    assert figures["of them, sent again by pbm"] <= 2 * KILLS
+    # pbm: one per relay connection ([outbox] connections = 2) per break in them: each kill, and the
+    # server Postfix's restart (a connection cut while it answered the end of data leaves the reply
+    # it had taken unknown to pbm, which sends it again)
+    assert figures["of them, sent again by pbm"] <= 2 * (KILLS + 1)
     # Postfix's own: at most what its delivery agents had in hand when it stopped (20 per destination)
     assert figures["of them, delivered again by Postfix"] <= 20
     assert figures["mails deferred by the server's Postfix (log)"] > 0
