@@ -22,15 +22,15 @@ is in the kernel's cache; a power cut may lose it, as it may lose the
 last commits with ``synchronous = NORMAL``).  The journal's room is taken
 when the outbox starts (:data:`JOURNAL_ROOM`, filled with zero bytes), so
 that a full disk, which also keeps the group from being marked, cannot
-keep a number out of it either (an outbox that finds the disk full when
-it starts sends nothing until it has the room); it is emptied by writing zeros over what
-it holds once its group is marked, and a line counts only when it is
-whole (digits and its newline, no zero byte).  The replies this process
-saw accepted are also kept in memory until they are marked, so the
-outbox never sends one again while the database refuses the mark.  An
-outbox that starts first marks sent every reply named in any journal of
-the database (their relay accepted them) and removes the journals of
-processes that are gone.
+keep a number out of it either; an outbox that finds the disk full when it
+starts sends nothing until it has the room.  The journal is emptied by
+writing zeros over what it holds once its group is marked, and a line
+counts only when it is whole (digits and its newline, no zero byte).  The
+replies this process saw accepted are also kept in memory until they are
+marked, so the outbox never sends one again while the database refuses
+the mark.  An outbox that starts first marks sent every reply named in any
+journal of the database (their relay accepted them) and removes the
+journals of processes that are gone.
 
 Each reply goes out with an envelope sender of its own (VERP: ``[server]
 bounce_address`` tagged with the reply's number and a keyed hash of it
