@@ -1,8 +1,8 @@
 """A search starved of CPU by other work still answers (issue 32): the
 computer's worker, at the priority the daemon gives it, with busy
-processes on every core, answers a job within a few times its budget (its
-wall-clock deadline), with a legal move: level 3 on the Board's search,
-level 4 on the compiled core (pbm.ai.fast)."""
+processes on every core, answers a job before the daemon would take it as
+lost, with a legal move: level 3 on the Board's search, level 4 on the
+compiled core (pbm.ai.fast)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,18 @@ import time
 import pytest
 
 from pbm.domain.computer import Job
-from pbm.server.searcher import _lowest_priority, search
+from pbm.server.searcher import _lowest_priority, lost_after, search
 from pbm.trax import Board
 
 pytestmark = pytest.mark.slow
 
 BUDGET = 0.5
-#: The daemon's bound: the search's wall deadline (3 x budget + 1 s), and
-#: room for the worker to explain its move on the small share it gets.
-ANSWER_WITHIN = 3 * BUDGET + 1 + 12
+#: The daemon's bound: a task not answered by then is taken as lost (its
+#: worker died) and tried again.  The search itself stops at its wall
+#: deadline (3 x budget + 1 s); what it does after (explaining its move) runs
+#: on the small share nice 19 gets, which on the shared 2-CPU CI machine
+#: once took 15.3 s: a tighter figure here measured the machine, not pbm.
+ANSWER_WITHIN = lost_after(BUDGET)
 
 
 def _hog() -> None:
