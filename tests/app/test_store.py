@@ -1,5 +1,7 @@
 """Storage: migrations, numbering, and all-or-nothing handling of a mail."""
 
+from datetime import UTC, datetime
+
 import pytest
 
 from pbm.domain.passwords import VerifiedPasswords, hash_password
@@ -114,7 +116,6 @@ def test_a_reply_never_overtakes_an_older_one_waiting_for_a_retry(store, clock):
 
 
 def test_the_unsent_replies_a_journal_names_are_found_behind_any_backlog(tmp_path):
-    from datetime import UTC, datetime
     store = Store(tmp_path / "db.sqlite3")
     now = datetime(2026, 11, 27, tzinfo=UTC)
     with store.atomic():

@@ -3,13 +3,21 @@ failed, the per-sender daily counts, and the operator's counts."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from ..times import stamp
 from .connection import StoreBase
 from .records import FailedMail, FailedMailEntry, QueuedReply, SenderDay
+
+T = TypeVar("T")
+
+def _thousands(items: Sequence[T]) -> Iterator[Sequence[T]]:
+    """``items`` a thousand at a time: a statement's bound values stay well
+    under SQLite's limit (32,766)."""
+    for start in range(0, len(items), 1000):
+        yield items[start:start + 1000]
 
 
 class MailTables(StoreBase):
@@ -40,8 +48,7 @@ class MailTables(StoreBase):
         one mail, in their order, in one statement (per thousand copies:
         SQLite binds at most 32,766 values to one)."""
         at = stamp(now)
-        for start in range(0, len(copies), 1000):
-            chunk = copies[start:start + 1000]
+        for chunk in _thousands(copies):
             rows = ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(chunk))
             values = tuple(v for to, data, message_id in chunk for v in (key, to, data, at, at, message_id))
             self._run("INSERT INTO outbox (message_key, recipient, message, created_at, next_attempt_at, message_id) "
@@ -72,10 +79,8 @@ class MailTables(StoreBase):
     def unsent_of(self, ids: Iterable[int]) -> list[QueuedReply]:
         """Those of the replies ``ids`` not sent or refused yet, oldest first
         (the outbox's sent journal names them), however long the queue."""
-        wanted = sorted(set(ids))
         rows: list[QueuedReply] = []
-        for start in range(0, len(wanted), 1000):  # under SQLite's limit of bound values
-            chunk = wanted[start:start + 1000]
+        for chunk in _thousands(sorted(set(ids))):
             rows += self._all_as(QueuedReply, "SELECT * FROM outbox WHERE sent_at IS NULL AND refused_at IS NULL "
                                  f"AND id IN ({', '.join('?' * len(chunk))}) ORDER BY id", tuple(chunk))
         return rows
